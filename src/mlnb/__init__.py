@@ -1,3 +1,28 @@
-"""mlnb: Naive Bayes for single-label and multi-label classification."""
+"""mlnb: Naive Bayes for single-label and multi-label classification.
+
+Every model is a function of additive sufficient statistics (:mod:`mlnb.stats`), turned into
+log-likelihoods by event models (:mod:`mlnb.events`).
+"""
+
+from .naive_bayes import (
+    BayesianBernoulliNB,
+    BayesianGaussianNB,
+    BayesianMultinomialNB,
+    BernoulliNB,
+    GaussianNB,
+    MixedNB,
+    MultinomialNB,
+)
 
 __version__ = "0.1.0.dev0"
+
+__all__ = [
+    "BayesianBernoulliNB",
+    "BayesianGaussianNB",
+    "BayesianMultinomialNB",
+    "BernoulliNB",
+    "GaussianNB",
+    "MixedNB",
+    "MultinomialNB",
+    "__version__",
+]

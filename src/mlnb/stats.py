@@ -1,0 +1,333 @@
+"""Additive sufficient statistics of rows under a grouping matrix.
+
+Every Naive Bayes model in mlnb is a function of these statistics (ALGORITHMS.md section 0):
+for a grouping matrix ``G`` (n x g: one-hot classes, a label-indicator matrix, one-hot subset
+sizes) and sample weights ``w``,
+
+- ``count[g]  = sum_i w_i G_ig``                      (``G.T @ w``)
+- ``sums[g]   = sum_i w_i G_ig x_i``                  (``G.T @ (w * X)``)
+- ``m2[g]     = sum_i w_i G_ig (x_i - mean_g)**2``    (centred second moments, optional)
+
+plus the same three over all rows (``total_*``), which binary relevance needs to form the
+complement group ("not label l") as total minus group.
+
+Statistics of disjoint batches combine exactly: counts and sums add, and centred second
+moments combine with the pairwise update of Chan, Golub and LeVeque (1983)::
+
+    M2 = M2_a + M2_b + (mean_b - mean_a)**2 * n_a * n_b / (n_a + n_b)
+
+which is what ``partial_fit``, the Dask path (``merge``) and fold-subtraction cross-validation
+(``subtract``) rely on. Within one batch the second moments are computed with one matrix
+product: for dense ``X`` about the batch mean (the "shifted data" formula, which avoids the
+cancellation of raw sums of squares when a feature's mean is large against its spread); for
+sparse ``X`` from raw sums of squares, so that the data stay sparse.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["GroupStats"]
+
+
+def _as_dense(matrix) -> np.ndarray:
+    """Return a dense ndarray for a product result that may be sparse or np.matrix."""
+    if sp.issparse(matrix):
+        return matrix.toarray()
+    return np.asarray(matrix)
+
+
+def _safe_divide(numerator, denominator):
+    """numerator / denominator, 0 where the denominator is 0 (an empty group)."""
+    out = np.zeros(np.broadcast_shapes(np.shape(numerator), np.shape(denominator)))
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
+
+
+def _chan_combine(count_a, mean_a, m2_a, count_b, mean_b, m2_b):
+    """Centred second moments of the union of two disjoint sets (Chan et al. 1983).
+
+    ``count_*`` broadcast against ``mean_*`` and ``m2_*`` (e.g. shape (g, 1) against (g, d)).
+    """
+    count = count_a + count_b
+    delta = mean_b - mean_a
+    return m2_a + m2_b + delta**2 * _safe_divide(count_a * count_b, count)
+
+
+def _chan_remove(count_union, m2_union, count_a, mean_a, m2_a, count_b, mean_b):
+    """Centred second moments of part b of a union = a + b: Chan's update solved for b.
+
+    Clipped at 0: removing rows can leave rounding residue of either sign.
+    """
+    delta = mean_b - mean_a
+    m2_b = m2_union - m2_a - delta**2 * _safe_divide(count_a * count_b, count_union)
+    return np.maximum(m2_b, 0.0)
+
+
+class GroupStats:
+    """Weighted counts, feature sums and centred second moments of rows per group.
+
+    Parameters
+    ----------
+    n_groups : int
+        Number of groups (columns of the grouping matrix ``G``).
+    n_features : int
+        Number of features (columns of ``X``).
+    second_moments : bool, default=True
+        Whether to track centred second moments (needed by Gaussian event models only).
+
+    Attributes
+    ----------
+    count : ndarray of shape (n_groups,)
+        Weighted number of rows in each group.
+    sums : ndarray of shape (n_groups, n_features)
+        Weighted feature sums of each group.
+    m2 : ndarray of shape (n_groups, n_features) or None
+        Weighted centred sums of squares of each group.
+    total_count, total_sums, total_m2 : float, ndarray (n_features,), ndarray or None
+        The same statistics over all rows, whatever their groups.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb.stats import GroupStats
+    >>> X = np.array([[1.0, 2.0], [3.0, 2.0], [5.0, 8.0]])
+    >>> G = np.array([[1, 0], [1, 0], [0, 1]])
+    >>> stats = GroupStats(2, 2).update(X, G)
+    >>> stats.count
+    array([2., 1.])
+    >>> stats.mean
+    array([[2., 2.],
+           [5., 8.]])
+    >>> stats.var
+    array([[1., 0.],
+           [0., 0.]])
+    """
+
+    def __init__(self, n_groups: int, n_features: int, *, second_moments: bool = True):
+        self.n_groups = int(n_groups)
+        self.n_features = int(n_features)
+        self.second_moments = bool(second_moments)
+        self.count = np.zeros(self.n_groups)
+        self.sums = np.zeros((self.n_groups, self.n_features))
+        self.m2 = np.zeros((self.n_groups, self.n_features)) if second_moments else None
+        self.total_count = 0.0
+        self.total_sums = np.zeros(self.n_features)
+        self.total_m2 = np.zeros(self.n_features) if second_moments else None
+
+    # ------------------------------------------------------------------ derived quantities
+    @property
+    def mean(self) -> np.ndarray:
+        """Weighted mean of each group (0 for an empty group), shape (n_groups, n_features)."""
+        return _safe_divide(self.sums, self.count[:, None])
+
+    @property
+    def var(self) -> np.ndarray:
+        """Weighted maximum-likelihood variance of each group (0 for an empty group)."""
+        self._require_second_moments("var")
+        return _safe_divide(self.m2, self.count[:, None])
+
+    @property
+    def total_mean(self) -> np.ndarray:
+        """Weighted mean over all rows, shape (n_features,)."""
+        return _safe_divide(self.total_sums, np.asarray(self.total_count))
+
+    @property
+    def total_var(self) -> np.ndarray:
+        """Weighted maximum-likelihood variance over all rows, shape (n_features,)."""
+        self._require_second_moments("total_var")
+        return _safe_divide(self.total_m2, np.asarray(self.total_count))
+
+    def _require_second_moments(self, what):
+        if not self.second_moments:
+            raise ValueError(f"{what} needs second moments; create GroupStats(second_moments=True)")
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_data(cls, X, G, sample_weight=None, *, second_moments=True) -> GroupStats:
+        """Statistics of one batch: ``GroupStats(g, d).update(X, G, sample_weight)``."""
+        return cls(G.shape[1], X.shape[1], second_moments=second_moments).update(
+            X, G, sample_weight
+        )
+
+    def update(self, X, G, sample_weight=None) -> GroupStats:
+        """Add the rows of ``X`` grouped by ``G`` (in place; returns self).
+
+        Parameters
+        ----------
+        X : ndarray or sparse matrix of shape (n_samples, n_features)
+            Feature values, already validated (finite float).
+        G : ndarray or sparse matrix of shape (n_samples, n_groups)
+            Non-negative grouping weights; usually 0/1 (one-hot classes, label indicators).
+        sample_weight : ndarray of shape (n_samples,), default=None
+            Row weights; None means 1 for every row.
+        """
+        batch = self._batch(X, G, sample_weight)
+        return self.merge(batch)
+
+    def _batch(self, X, G, sample_weight):
+        n_samples = X.shape[0]
+        if G.shape[0] != n_samples or G.shape[1] != self.n_groups:
+            raise ValueError(
+                f"G has shape {G.shape}; expected ({n_samples}, {self.n_groups}) for "
+                f"{n_samples} rows and {self.n_groups} groups"
+            )
+        if X.shape[1] != self.n_features:
+            raise ValueError(f"X has {X.shape[1]} features; expected {self.n_features}")
+        w = np.ones(n_samples) if sample_weight is None else np.asarray(sample_weight, float)
+        if sp.issparse(G):
+            weighted_G = sp.csr_matrix(G.multiply(w[:, None]))
+        else:
+            weighted_G = np.asarray(G, dtype=float) * w[:, None]
+        batch = GroupStats(self.n_groups, self.n_features, second_moments=self.second_moments)
+        batch.count = _as_dense(weighted_G.sum(axis=0)).ravel()
+        batch.total_count = float(w.sum())
+        batch.sums = _as_dense(weighted_G.T @ X)
+        batch.total_sums = _as_dense(w @ X).ravel()
+        if self.second_moments:
+            if sp.issparse(X):
+                # Raw sums of squares (shift 0): centring would densify the data.
+                shift = np.zeros(self.n_features)
+                squares = X.multiply(X)
+            else:
+                shift = batch.total_mean
+                squares = (X - shift) ** 2
+            group_squares = _as_dense(weighted_G.T @ squares)
+            offset = batch.mean - shift
+            batch.m2 = np.maximum(group_squares - batch.count[:, None] * offset**2, 0.0)
+            total_offset = batch.total_mean - shift
+            total_squares = _as_dense(w @ squares).ravel()
+            batch.total_m2 = np.maximum(total_squares - batch.total_count * total_offset**2, 0.0)
+        return batch
+
+    # ------------------------------------------------------------------ algebra
+    def _check_compatible(self, other: GroupStats):
+        if not isinstance(other, GroupStats):
+            raise TypeError(f"expected GroupStats, got {type(other).__name__}")
+        if (other.n_groups, other.n_features) != (self.n_groups, self.n_features):
+            raise ValueError(
+                f"statistics of shape ({other.n_groups} groups, {other.n_features} features) "
+                f"do not match ({self.n_groups} groups, {self.n_features} features)"
+            )
+        if self.second_moments and not other.second_moments:
+            raise ValueError("cannot combine: the other statistics have no second moments")
+
+    def merge(self, other: GroupStats) -> GroupStats:
+        """Add the statistics of disjoint rows (in place; returns self). Exact."""
+        self._check_compatible(other)
+        if self.second_moments:
+            self.m2 = _chan_combine(
+                self.count[:, None], self.mean, self.m2, other.count[:, None], other.mean, other.m2
+            )
+            self.total_m2 = _chan_combine(
+                self.total_count,
+                self.total_mean,
+                self.total_m2,
+                other.total_count,
+                other.total_mean,
+                other.total_m2,
+            )
+        self.count = self.count + other.count
+        self.sums = self.sums + other.sums
+        self.total_count = self.total_count + other.total_count
+        self.total_sums = self.total_sums + other.total_sums
+        return self
+
+    def subtract(self, other: GroupStats) -> GroupStats:
+        """Remove the statistics of a subset of the rows (in place; returns self).
+
+        The inverse of :meth:`merge`: ``a.merge(b).subtract(b)`` gives back ``a`` (up to
+        rounding). Used for fold-subtraction cross-validation.
+        """
+        self._check_compatible(other)
+        count = self.count - other.count
+        total_count = self.total_count - other.total_count
+        if np.any(count < -1e-9 * np.maximum(self.count, 1)) or total_count < -1e-9 * max(
+            self.total_count, 1
+        ):
+            raise ValueError("cannot subtract statistics of more rows than were added")
+        count = np.maximum(count, 0.0)
+        total_count = max(total_count, 0.0)
+        sums = self.sums - other.sums
+        total_sums = self.total_sums - other.total_sums
+        if self.second_moments:
+            self.m2 = _chan_remove(
+                self.count[:, None],
+                self.m2,
+                other.count[:, None],
+                other.mean,
+                other.m2,
+                count[:, None],
+                _safe_divide(sums, count[:, None]),
+            )
+            self.total_m2 = _chan_remove(
+                self.total_count,
+                self.total_m2,
+                other.total_count,
+                other.total_mean,
+                other.total_m2,
+                total_count,
+                _safe_divide(total_sums, np.asarray(total_count)),
+            )
+        self.count, self.sums = count, sums
+        self.total_count, self.total_sums = total_count, total_sums
+        return self
+
+    def copy(self) -> GroupStats:
+        """A deep copy."""
+        new = GroupStats(self.n_groups, self.n_features, second_moments=self.second_moments)
+        new.count, new.sums = self.count.copy(), self.sums.copy()
+        new.total_count, new.total_sums = self.total_count, self.total_sums.copy()
+        if self.second_moments:
+            new.m2, new.total_m2 = self.m2.copy(), self.total_m2.copy()
+        return new
+
+    def complement(self) -> GroupStats:
+        """Statistics of the rows *outside* each group: total minus group.
+
+        For a label-indicator grouping this gives every label's negative class at once
+        (binary relevance). Second moments follow from Chan's update solved for the rest.
+        """
+        rest = GroupStats(self.n_groups, self.n_features, second_moments=self.second_moments)
+        rest.count = np.maximum(self.total_count - self.count, 0.0)
+        rest.sums = self.total_sums[None, :] - self.sums
+        rest.total_count, rest.total_sums = self.total_count, self.total_sums.copy()
+        if self.second_moments:
+            rest.m2 = _chan_remove(
+                self.total_count,
+                self.total_m2[None, :],
+                self.count[:, None],
+                self.mean,
+                self.m2,
+                rest.count[:, None],
+                rest.mean,
+            )
+            rest.total_m2 = self.total_m2.copy()
+        return rest
+
+    def select_features(self, columns) -> GroupStats:
+        """The statistics of a subset of the features (a copy)."""
+        columns = np.arange(self.n_features)[columns]
+        new = GroupStats(self.n_groups, len(columns), second_moments=self.second_moments)
+        new.count, new.total_count = self.count.copy(), self.total_count
+        new.sums, new.total_sums = self.sums[:, columns], self.total_sums[columns]
+        if self.second_moments:
+            new.m2, new.total_m2 = self.m2[:, columns], self.total_m2[columns]
+        return new
+
+    def select_groups(self, groups) -> GroupStats:
+        """The statistics of a subset of the groups (a copy; totals unchanged)."""
+        groups = np.arange(self.n_groups)[groups]
+        new = GroupStats(len(groups), self.n_features, second_moments=self.second_moments)
+        new.count, new.sums = self.count[groups], self.sums[groups]
+        new.total_count, new.total_sums = self.total_count, self.total_sums.copy()
+        if self.second_moments:
+            new.m2, new.total_m2 = self.m2[groups], self.total_m2.copy()
+        return new
+
+    def __repr__(self):
+        return (
+            f"GroupStats(n_groups={self.n_groups}, n_features={self.n_features}, "
+            f"second_moments={self.second_moments}, total_count={self.total_count:g})"
+        )
