@@ -1,0 +1,117 @@
+"""The event-model interface and the sparse-aware entrywise sum it shares.
+
+An event model turns :class:`mlnb.stats.GroupStats` into an (n_samples x n_groups) matrix of
+log-likelihoods ``log p(x | group)``. It holds hyper-parameters only (no fitted state), so one
+model object can serve any statistics: those of single-label classes, of every label at once
+(binary relevance) or of their complements.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+
+__all__ = ["EventModel", "entrywise_sum"]
+
+# Largest number of float64 temporaries (about 32 MB) an entrywise sum builds at once.
+_BLOCK_BUDGET = 1 << 22
+
+
+class EventModel(BaseEstimator):
+    """Base class: hyper-parameters in, log-likelihood matrices out.
+
+    Subclasses implement :meth:`estimate` (statistics -> parameters) and
+    :meth:`_log_likelihood` (parameters, prepared X -> log-likelihoods), and may override
+    :meth:`prepare` (input checks and transforms such as binarisation).
+    """
+
+    #: Whether the statistics must carry centred second moments.
+    second_moments = False
+
+    def prepare(self, X, *, caller="this model"):
+        """Check that ``X`` is in the model's domain and transform it (returns X)."""
+        return X
+
+    def estimate(self, stats):
+        """Parameters of the class-conditional distributions, from statistics."""
+        raise NotImplementedError
+
+    def _log_likelihood(self, params, X):
+        raise NotImplementedError
+
+    def log_likelihood(self, stats, X, *, params=None):
+        """``log p(x_i | group)`` for every row and group, shape (n_samples, n_groups).
+
+        Parameters
+        ----------
+        stats : GroupStats
+            Statistics of the groups.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows to score (validated finite floats); :meth:`prepare` is applied.
+        params : object, optional
+            The result of ``estimate(stats)``, when cached by the caller.
+        """
+        if params is None:
+            params = self.estimate(stats)
+        return self._log_likelihood(params, self.prepare(X))
+
+    def complement_log_likelihood(self, stats, X):
+        """``log p(x_i | not group)``, from total minus group statistics (binary relevance)."""
+        return self.log_likelihood(stats.complement(), X)
+
+
+def _positive(value, name, *, floor=0.0):
+    """A hyper-parameter checked to be >= 0 (or > 0), floored at ``floor``."""
+    value = np.asarray(value, dtype=float)
+    if np.any(~np.isfinite(value)) or np.any(value < 0):
+        raise ValueError(f"{name} must be finite and non-negative; got {value!r}")
+    return np.maximum(value, floor)
+
+
+def entrywise_sum(X, func, params, *, block_budget=_BLOCK_BUDGET):
+    """``out[i, g] = sum_v func(X[i, v], *(p[g, v] for p in params))`` in blocks of rows.
+
+    ``func`` must vanish at ``x = 0``: for sparse ``X`` only the stored entries are visited
+    (the zeros' share is the caller's per-group constant). For dense ``X`` every entry is
+    visited. Blocks keep temporaries under ``block_budget`` floats.
+
+    Parameters
+    ----------
+    X : ndarray or CSR matrix of shape (n_samples, n_features)
+    func : callable
+        Elementwise, broadcasting function ``func(x, *params)``.
+    params : sequence of ndarray of shape (n_groups, n_features)
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_groups)
+    """
+    n_samples, n_features = X.shape
+    n_groups = params[0].shape[0]
+    out = np.zeros((n_samples, n_groups))
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        indptr = X.indptr
+        start = 0
+        while start < n_samples:
+            # Grow the block while its stored entries times groups fit the budget.
+            limit = indptr[start] + max(block_budget // max(n_groups, 1), 1)
+            stop = max(int(np.searchsorted(indptr, limit, side="right")) - 1, start + 1)
+            stop = min(stop, n_samples)
+            lo, hi = indptr[start], indptr[stop]
+            columns = X.indices[lo:hi]
+            values = func(X.data[lo:hi][None, :], *(p[:, columns] for p in params))
+            row_of_entry = sp.csr_matrix(
+                (np.ones(hi - lo), np.arange(hi - lo), indptr[start : stop + 1] - lo),
+                shape=(stop - start, hi - lo),
+            )
+            out[start:stop] = row_of_entry @ values.T
+            start = stop
+    else:
+        rows_per_block = max(block_budget // max(n_groups * n_features, 1), 1)
+        broadcast = [p[:, None, :] for p in params]
+        for start in range(0, n_samples, rows_per_block):
+            block = X[start : start + rows_per_block]
+            out[start : start + len(block)] = func(block[None, :, :], *broadcast).sum(axis=2).T
+    return out

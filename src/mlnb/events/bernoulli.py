@@ -1,0 +1,101 @@
+"""Bernoulli event models: classical (Laplace/Lidstone) and Bayesian (Beta prior).
+
+Both are the same computation: the Beta(a, b) posterior predictive of a word's presence,
+``p_cv = (m_cv + a) / (l_c + a + b)`` (seed 001, eq. 21), with ``m_cv`` the (weighted) number
+of documents of class c containing word v. The classical estimate (eq. 6) is the case
+``a = b = alpha``; the MAP estimate (eq. 15) would be ``a = b = alpha + 1`` (see ALGORITHMS.md
+section 1 on the paper's wording). Absent words count: ``log(1 - p_cv)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._base import EventModel, _positive
+
+__all__ = ["Bernoulli", "BayesianBernoulli"]
+
+_MIN_SMOOTHING = 1e-10
+
+
+class _BetaBernoulli(EventModel):
+    """Shared Bernoulli computation; subclasses say which Beta(a, b) prior they mean."""
+
+    def _beta_prior(self):
+        raise NotImplementedError
+
+    def prepare(self, X, *, caller="this model"):
+        threshold = self.binarize
+        if threshold is None:
+            values = X.data if sp.issparse(X) else X
+            if values.size and not np.all((values == 0) | (values == 1)):
+                raise ValueError(
+                    f"{caller} was given binarize=None, so X must hold only 0 and 1; "
+                    "set binarize to a threshold to binarise other values"
+                )
+            return X
+        if sp.issparse(X):
+            if threshold < 0:
+                raise ValueError(
+                    f"binarize={threshold} < 0 would turn every zero of a sparse X into 1; "
+                    "use a threshold >= 0 or dense input"
+                )
+            X = X.copy()
+            X.data = (X.data > threshold).astype(float)
+            X.eliminate_zeros()
+            return X
+        return (X > threshold).astype(float)
+
+    def estimate(self, stats):
+        a, b = self._beta_prior()
+        a = _positive(a, "a", floor=_MIN_SMOOTHING)
+        b = _positive(b, "b", floor=_MIN_SMOOTHING)
+        count = stats.count[:, None]
+        log_present = np.log(stats.sums + a) - np.log(count + a + b)
+        log_absent = np.log(count - stats.sums + b) - np.log(count + a + b)
+        return {"log_odds": log_present - log_absent, "log_absent_sum": log_absent.sum(axis=1)}
+
+    def _log_likelihood(self, params, X):
+        return np.asarray(X @ params["log_odds"].T) + params["log_absent_sum"][None, :]
+
+
+class Bernoulli(_BetaBernoulli):
+    """Classical Bernoulli event model: ``p_cv = (m_cv + alpha) / (l_c + 2 alpha)`` (eq. 6).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Additive smoothing (the paper's beta); values below 1e-10 are raised to 1e-10.
+    binarize : float or None, default=0.0
+        Threshold above which a feature counts as present; None if X is already 0/1.
+    """
+
+    def __init__(self, alpha=1.0, binarize=0.0):
+        self.alpha = alpha
+        self.binarize = binarize
+
+    def _beta_prior(self):
+        return self.alpha, self.alpha
+
+
+class BayesianBernoulli(_BetaBernoulli):
+    """Beta-Bernoulli posterior predictive: ``p_cv = (m_cv + a) / (l_c + a + b)`` (eq. 21).
+
+    With ``a = b`` it equals :class:`Bernoulli` with ``alpha = a``.
+
+    Parameters
+    ----------
+    a, b : float or ndarray of shape (n_features,), default=1.0
+        Beta prior pseudo-counts of presence and absence (eq. 14).
+    binarize : float or None, default=0.0
+        Threshold above which a feature counts as present; None if X is already 0/1.
+    """
+
+    def __init__(self, a=1.0, b=1.0, binarize=0.0):
+        self.a = a
+        self.b = b
+        self.binarize = binarize
+
+    def _beta_prior(self):
+        return self.a, self.b
