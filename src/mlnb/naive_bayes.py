@@ -1,0 +1,511 @@
+"""Single-label Naive Bayes classifiers on additive statistics.
+
+One base class owns validation, ``fit`` / ``partial_fit`` / ``merge`` and prediction; each
+classifier only says which event model (:mod:`mlnb.events`) and which class prior it uses.
+The state of a fitted classifier is its statistics (``stats_``, a
+:class:`~mlnb.stats.GroupStats` over one-hot classes) plus its hyper-parameters; the
+parameters derived from them are cached in ``params_`` and recomputed when statistics change.
+
+Class prior (seed 001): ``P(c) = (l_c + alpha) / (l + C alpha)`` with ``l_c`` the weighted
+count of class c: eq. 2 (classical, Laplace alpha = 1 in the paper) and eq. 19 (Bayesian,
+Dirichlet(alpha) posterior predictive). The classical classifiers default to ``prior_alpha=0``
+(the maximum-likelihood prior), as scikit-learn does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from .events import (
+    BayesianBernoulli,
+    BayesianGaussian,
+    BayesianMultinomial,
+    Bernoulli,
+    Gaussian,
+    Mixed,
+    Multinomial,
+)
+from .stats import GroupStats
+
+__all__ = [
+    "BayesianBernoulliNB",
+    "BayesianGaussianNB",
+    "BayesianMultinomialNB",
+    "BernoulliNB",
+    "GaussianNB",
+    "MixedNB",
+    "MultinomialNB",
+]
+
+
+def one_hot(indices, n_groups) -> sp.csr_matrix:
+    """Sparse (n x n_groups) one-hot grouping matrix of integer group indices."""
+    n = len(indices)
+    return sp.csr_matrix(
+        (np.ones(n), (np.arange(n), indices)), shape=(n, n_groups), dtype=np.float64
+    )
+
+
+class _BaseNB(ClassifierMixin, BaseEstimator):
+    """Validation, incremental fitting, merging and prediction for every NB classifier."""
+
+    _positive_only = False
+    _discrete = False
+
+    # ---- what subclasses define -------------------------------------------------------
+    def _event_model(self):
+        """The event model, built from this classifier's hyper-parameters."""
+        raise NotImplementedError
+
+    def _prior_alpha(self):
+        """Pseudo-count added to every class count in the class prior."""
+        return self.prior_alpha
+
+    def _given_prior(self):
+        """Class prior given by the user, or None."""
+        return self.class_prior
+
+    def _fit_prior(self):
+        return self.fit_prior
+
+    # ---- scikit-learn plumbing ----------------------------------------------------------
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = self._positive_only
+        # Discrete models score poorly on the Gaussian blobs of scikit-learn's checks, which
+        # are neither counts nor binary; scikit-learn's discrete NB classes set the same tag.
+        tags.classifier_tags.poor_score = self._discrete
+        return tags
+
+    def _validate_X(self, X, *, reset):
+        return validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64, reset=reset, ensure_all_finite=True
+        )
+
+    # ---- fitting ------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit from scratch.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        for attribute in ("classes_", "stats_", "params_"):
+            self.__dict__.pop(attribute, None)
+        y = self._check_y(X, y)
+        return self.partial_fit(X, y, classes=np.unique(y), sample_weight=sample_weight)
+
+    @staticmethod
+    def _check_y(X, y):
+        if y is None:
+            raise ValueError("this classifier requires y to be passed, but the target y is None")
+        y = np.asarray(y)
+        if y.ndim != 1 and not (y.ndim == 2 and y.shape[1] == 1):
+            raise ValueError(
+                f"y must be one-dimensional (one class per row); got shape {y.shape}; "
+                "for multi-label Y use the estimators of mlnb's multi-label module"
+            )
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        return y
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of rows to the statistics (online learning).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every class that can ever appear; required on the first call, optional (and then
+            checked) afterwards.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+
+        Notes
+        -----
+        A call that raises leaves the classifier exactly as it was.
+        """
+        snapshot = dict(self.__dict__)
+        try:
+            return self._partial_fit(X, y, classes, sample_weight)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(snapshot)
+            raise
+
+    def _partial_fit(self, X, y, classes, sample_weight):
+        first_call = not hasattr(self, "classes_")
+        if first_call and classes is None:
+            raise ValueError("classes must be given on the first call to partial_fit")
+        X = self._validate_X(X, reset=first_call)
+        y = self._check_y(X, y)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
+        if first_call:
+            classes = np.unique(np.asarray(classes))
+            check_classification_targets(classes)
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes={np.unique(classes)!r} differs from the classes of the first call "
+                f"to partial_fit, {self.classes_!r}"
+            )
+        else:
+            classes = self.classes_
+        index = np.searchsorted(classes, y)
+        index = np.minimum(index, len(classes) - 1)
+        unknown = classes[index] != y
+        if np.any(unknown):
+            raise ValueError(
+                f"y holds classes {np.unique(y[unknown])!r} that are not in classes={classes!r}"
+            )
+        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        events = self._event_model()
+        prepared = events.prepare(X, caller=type(self).__name__)
+        batch = GroupStats.from_data(
+            prepared,
+            one_hot(index, len(classes)),
+            weight,
+            second_moments=events.second_moments,
+        )
+        stats = batch if first_call else self.stats_.copy().merge(batch)
+        self._set_statistics(classes, stats, events)
+        return self
+
+    def _set_statistics(self, classes, stats, events=None):
+        """Install statistics and recompute everything derived from them."""
+        events = self._event_model() if events is None else events
+        params = events.estimate(stats)
+        log_prior = self._log_prior(stats.count)
+        self.classes_ = classes
+        self.stats_ = stats
+        self.params_ = params
+        self.class_count_ = stats.count
+        self.class_log_prior_ = log_prior
+        self.events_ = events
+
+    def _log_prior(self, class_count):
+        n_classes = len(class_count)
+        given = self._given_prior()
+        if given is not None:
+            given = np.asarray(given, dtype=float)
+            if given.shape != (n_classes,):
+                raise ValueError(f"the class prior has {given.size} entries; expected {n_classes}")
+            if np.any(given < 0) or not np.isclose(given.sum(), 1.0):
+                raise ValueError("the class prior must be non-negative and sum to 1")
+            with np.errstate(divide="ignore"):
+                return np.log(given)
+        if not self._fit_prior():
+            return np.full(n_classes, -np.log(n_classes))
+        alpha = float(self._prior_alpha())
+        if not np.isfinite(alpha) or alpha < 0:
+            raise ValueError(f"the class-prior pseudo-count must be >= 0; got {alpha}")
+        with np.errstate(divide="ignore"):
+            return np.log(class_count + alpha) - np.log(class_count.sum() + n_classes * alpha)
+
+    def merge(self, other):
+        """Add the statistics of a classifier fitted on other rows (in place; returns self).
+
+        Both must be fitted, of the same type and hyper-parameters, with the same classes
+        and features. ``a.fit(X1, y1).merge(b.fit(X2, y2))`` equals a fit on both batches:
+        the basis of distributed training.
+        """
+        check_is_fitted(self)
+        check_is_fitted(other)
+        if type(other) is not type(self) or other.get_params() != self.get_params():
+            raise ValueError("can only merge classifiers of the same type and hyper-parameters")
+        if not np.array_equal(other.classes_, self.classes_):
+            raise ValueError(f"classes differ: {self.classes_!r} and {other.classes_!r}")
+        if other.n_features_in_ != self.n_features_in_:
+            raise ValueError(
+                f"feature counts differ: {self.n_features_in_} and {other.n_features_in_}"
+            )
+        self._set_statistics(self.classes_, self.stats_.copy().merge(other.stats_))
+        return self
+
+    # ---- prediction ---------------------------------------------------------------------
+    def _joint_log_likelihood(self, X):
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        prepared = self.events_.prepare(X, caller=type(self).__name__)
+        log_likelihood = self.events_._log_likelihood(self.params_, prepared)
+        return log_likelihood + self.class_log_prior_[None, :]
+
+    def predict_joint_log_proba(self, X):
+        """``log P(x, c)`` for every row and class, shape (n_samples, n_classes)."""
+        return self._joint_log_likelihood(X)
+
+    def predict_log_proba(self, X):
+        """``log P(c | x)``, normalised with logsumexp, shape (n_samples, n_classes)."""
+        joint = self._joint_log_likelihood(X)
+        return joint - logsumexp(joint, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """``P(c | x)``, shape (n_samples, n_classes)."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        """The class of highest posterior probability for each row."""
+        joint = self._joint_log_likelihood(X)
+        return self.classes_[np.argmax(joint, axis=1)]
+
+
+class GaussianNB(_BaseNB):
+    """Gaussian Naive Bayes (classical; :class:`mlnb.events.Gaussian`).
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,), default=None
+        Given class prior; None estimates it from the class counts.
+    var_smoothing : float, default=1e-9
+        Variance floor ``var_smoothing * largest feature variance`` (seed 001, section 4;
+        computed from all rows seen, also across partial_fit calls).
+    prior_alpha : float, default=0.0
+        Pseudo-count of the class prior (eq. 2); 0 is scikit-learn's maximum-likelihood prior.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb import GaussianNB
+    >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+    >>> GaussianNB().fit(X, [0, 0, 1, 1]).predict([[-0.8, -1.0]])
+    array([0])
+    """
+
+    def __init__(self, *, priors=None, var_smoothing=1e-9, prior_alpha=0.0):
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+        self.prior_alpha = prior_alpha
+
+    def _event_model(self):
+        return Gaussian(var_smoothing=self.var_smoothing)
+
+    def _given_prior(self):
+        return self.priors
+
+    def _fit_prior(self):
+        return True
+
+    @property
+    def theta_(self):
+        """Class means, shape (n_classes, n_features)."""
+        return self.params_["mean"]
+
+    @property
+    def var_(self):
+        """Class variances with the floor added, shape (n_classes, n_features)."""
+        return self.params_["var"]
+
+
+class MultinomialNB(_BaseNB):
+    """Multinomial Naive Bayes (classical; :class:`mlnb.events.Multinomial`).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Lidstone smoothing of the word probabilities (seed 001, eq. 4, its beta).
+    fit_prior : bool, default=True
+        Whether to learn the class prior; False means uniform.
+    class_prior : array-like of shape (n_classes,), default=None
+        Given class prior.
+    prior_alpha : float, default=0.0
+        Pseudo-count of the class prior (eq. 2; the paper uses 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb import MultinomialNB
+    >>> X = np.array([[2, 1, 0], [3, 0, 0], [0, 1, 3]])
+    >>> MultinomialNB().fit(X, ["a", "a", "b"]).predict([[1, 0, 0], [0, 0, 2]])
+    array(['a', 'b'], dtype='<U1')
+    """
+
+    _positive_only = True
+    _discrete = True
+
+    def __init__(self, *, alpha=1.0, fit_prior=True, class_prior=None, prior_alpha=0.0):
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+
+    def _event_model(self):
+        return Multinomial(alpha=self.alpha)
+
+    @property
+    def feature_log_prob_(self):
+        """``log phi_cv``, shape (n_classes, n_features)."""
+        return self.params_["log_phi"]
+
+
+class BernoulliNB(_BaseNB):
+    """Bernoulli Naive Bayes (classical; :class:`mlnb.events.Bernoulli`).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Additive smoothing of the presence probabilities (seed 001, eq. 6, its beta).
+    binarize : float or None, default=0.0
+        Threshold above which a feature counts as present; None if X is already 0/1.
+    fit_prior, class_prior, prior_alpha
+        As in :class:`MultinomialNB`.
+    """
+
+    _discrete = True
+
+    def __init__(
+        self, *, alpha=1.0, binarize=0.0, fit_prior=True, class_prior=None, prior_alpha=0.0
+    ):
+        self.alpha = alpha
+        self.binarize = binarize
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+
+    def _event_model(self):
+        return Bernoulli(alpha=self.alpha, binarize=self.binarize)
+
+
+class _BayesianPrior:
+    """Dirichlet(alpha) class prior, posterior predictive (seed 001, eq. 19)."""
+
+    def _prior_alpha(self):
+        return self.alpha
+
+    def _fit_prior(self):
+        return True
+
+
+class BayesianMultinomialNB(_BayesianPrior, _BaseNB):
+    """Bayesian multinomial Naive Bayes: Dirichlet-multinomial predictive (seed 001, eq. 20).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Dirichlet concentration of the class prior (eq. 19; the paper fixes 2).
+    beta : float, default=1.0
+        Dirichlet concentration of each class's word distribution (eq. 20).
+    class_prior : array-like of shape (n_classes,), default=None
+        Given class prior, replacing eq. 19.
+    """
+
+    _positive_only = True
+    _discrete = True
+
+    def __init__(self, *, alpha=1.0, beta=1.0, class_prior=None):
+        self.alpha = alpha
+        self.beta = beta
+        self.class_prior = class_prior
+
+    def _event_model(self):
+        return BayesianMultinomial(beta=self.beta)
+
+
+class BayesianBernoulliNB(_BayesianPrior, _BaseNB):
+    """Bayesian Bernoulli Naive Bayes: Beta-Bernoulli predictive (seed 001, eq. 21).
+
+    With ``a = b`` it predicts as :class:`BernoulliNB` with ``alpha = a``.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Dirichlet concentration of the class prior (eq. 19).
+    a, b : float, default=1.0
+        Beta prior pseudo-counts of presence and absence (eq. 14).
+    binarize : float or None, default=0.0
+        Threshold above which a feature counts as present; None if X is already 0/1.
+    class_prior : array-like of shape (n_classes,), default=None
+    """
+
+    _discrete = True
+
+    def __init__(self, *, alpha=1.0, a=1.0, b=1.0, binarize=0.0, class_prior=None):
+        self.alpha = alpha
+        self.a = a
+        self.b = b
+        self.binarize = binarize
+        self.class_prior = class_prior
+
+    def _event_model(self):
+        return BayesianBernoulli(a=self.a, b=self.b, binarize=self.binarize)
+
+
+class BayesianGaussianNB(_BayesianPrior, _BaseNB):
+    """Bayesian Gaussian Naive Bayes: Normal-Gamma prior, Student-t predictive (eqs. 17, 22).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Dirichlet concentration of the class prior (eq. 19).
+    mu : float, array-like of shape (n_features,) or None, default=None
+        Prior mean; None is each feature's mean over all rows (the paper's choice).
+    lam : float, default=1.0
+        Prior precision scale lambda (the paper fixes 1).
+    a, b : float, default=1.0
+        Gamma prior shape and rate (the paper tunes beta = a = b).
+    class_prior : array-like of shape (n_classes,), default=None
+    """
+
+    def __init__(self, *, alpha=1.0, mu=None, lam=1.0, a=1.0, b=1.0, class_prior=None):
+        self.alpha = alpha
+        self.mu = mu
+        self.lam = lam
+        self.a = a
+        self.b = b
+        self.class_prior = class_prior
+
+    def _event_model(self):
+        return BayesianGaussian(mu=self.mu, lam=self.lam, a=self.a, b=self.b)
+
+
+class MixedNB(_BaseNB):
+    """Naive Bayes whose column blocks follow different event models.
+
+    Parameters
+    ----------
+    blocks : list of (event model or name, columns), default=None
+        As :class:`mlnb.events.Mixed`; None means every column Gaussian.
+    fit_prior, class_prior, prior_alpha
+        As in :class:`MultinomialNB`.
+
+    Examples
+    --------
+    Gaussian measurements beside binary flags:
+
+    >>> import numpy as np
+    >>> from mlnb import MixedNB
+    >>> X = np.array([[0.1, 1], [0.3, 1], [2.1, 0], [1.9, 0]])
+    >>> model = MixedNB(blocks=[("gaussian", [0]), ("bernoulli", [1])])
+    >>> model.fit(X, [0, 0, 1, 1]).predict([[0.2, 1], [2.0, 0]])
+    array([0, 1])
+    """
+
+    def __init__(self, *, blocks=None, fit_prior=True, class_prior=None, prior_alpha=0.0):
+        self.blocks = blocks
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+
+    def _event_model(self):
+        blocks = self.blocks if self.blocks is not None else [("gaussian", slice(None))]
+        return Mixed(blocks=blocks)
