@@ -1,0 +1,63 @@
+"""Evaluation criteria of the papers, as losses and scores.
+
+Multi-label inputs are n x L indicator matrices ``Y_true`` and ``Y_pred``: dense arrays
+of any integer or boolean dtype, or scipy sparse matrices/arrays, all with the same
+result; sparse inputs stay sparse.  Every function is vectorised over instances and
+labels.
+
+**The 0/0 convention** (one rule, everywhere; Mulan's ``InformationRetrievalMeasures``):
+when a ratio has a zero denominator, its value is **1 if the true set and the predicted
+set are both empty** (the instance, label or class is perfectly right) and **0
+otherwise**.  So an instance with no true and no predicted labels has precision =
+recall = F1 = Jaccard = 1; an empty prediction against a non-empty truth has precision
+0, a non-empty prediction against an empty truth has recall 0.  FDR = 1 - precision and
+FNR = 1 - recall inherit it; F1 and Jaccard are 0/0 only when both sets are empty.
+
+Relation to scikit-learn: ``hamming_loss``, ``zero_one_loss`` and ``subset_accuracy``
+equal scikit-learn's; ``f1_score`` and ``jaccard_score`` equal scikit-learn's with
+``zero_division=1.0`` for every ``average``; ``precision_score`` and ``recall_score``
+equal scikit-learn's ``zero_division=0.0`` values except that both-empty units score 1
+(scikit-learn's single ``zero_division`` value cannot express the rule above).
+
+Named criteria (the 11 of seed 003 as losses, the scores, the single-label ones) are in
+``METRICS`` and ``METRIC_SETS``; see :func:`get_metrics`.
+"""
+
+from ._multilabel import (
+    f1_score,
+    fdr,
+    fnr,
+    hamming_loss,
+    jaccard_score,
+    precision_score,
+    recall_score,
+    subset_accuracy,
+    zero_one_loss,
+)
+from ._registry import METRIC_SETS, METRICS, Metric, get_metrics
+from ._single_label import (
+    single_label_accuracy,
+    single_label_f1,
+    single_label_precision,
+    single_label_recall,
+)
+
+__all__ = [
+    "METRICS",
+    "METRIC_SETS",
+    "Metric",
+    "f1_score",
+    "fdr",
+    "fnr",
+    "get_metrics",
+    "hamming_loss",
+    "jaccard_score",
+    "precision_score",
+    "recall_score",
+    "single_label_accuracy",
+    "single_label_f1",
+    "single_label_precision",
+    "single_label_recall",
+    "subset_accuracy",
+    "zero_one_loss",
+]

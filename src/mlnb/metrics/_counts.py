@@ -1,0 +1,95 @@
+"""Input validation and the counts every set-based metric is made of.
+
+Each metric here is a function of three count vectors, per instance (axis=1) or per
+label (axis=0): ``tp`` (true and predicted), ``n_true`` (true) and ``n_pred``
+(predicted).  They are computed once, vectorised, and sparse inputs stay sparse.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["check_indicators", "counts", "safe_ratio"]
+
+
+def _as_indicator(Y, name):
+    """Return ``Y`` as a boolean ndarray or boolean CSR array, checking it is 0/1 and 2-D."""
+    if sp.issparse(Y):
+        Y = sp.csr_array(Y)
+        if Y.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D n x L indicator matrix, got ndim={Y.ndim}.")
+        Y.sum_duplicates()
+        data = Y.data
+        if data.dtype != bool and not np.all((data == 0) | (data == 1)):
+            raise ValueError(f"{name} must contain only 0 and 1 (an indicator matrix).")
+        Y = Y.astype(bool)
+        Y.eliminate_zeros()
+        return Y
+    Y = np.asarray(Y)
+    if Y.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D n x L indicator matrix, got an array of shape {Y.shape}; "
+            "for single-label targets use the single_label_* functions."
+        )
+    if Y.dtype == bool:
+        return Y
+    if Y.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be numeric or boolean, got dtype {Y.dtype}.")
+    if not np.all((Y == 0) | (Y == 1)):
+        raise ValueError(f"{name} must contain only 0 and 1 (an indicator matrix).")
+    return Y.astype(bool)
+
+
+def check_indicators(Y_true, Y_pred):
+    """Validate two n x L indicator matrices of any integer, boolean or sparse type.
+
+    Returns both as boolean ndarrays, or both as boolean CSR arrays when either input is
+    sparse (the dense one is converted; sparse is never densified).
+    """
+    Y_true = _as_indicator(Y_true, "Y_true")
+    Y_pred = _as_indicator(Y_pred, "Y_pred")
+    if Y_true.shape != Y_pred.shape:
+        raise ValueError(
+            f"Y_true and Y_pred must have the same shape, got {Y_true.shape} and {Y_pred.shape}."
+        )
+    if Y_true.shape[0] == 0 or Y_true.shape[1] == 0:
+        raise ValueError(f"Y_true and Y_pred must be non-empty, got shape {Y_true.shape}.")
+    if sp.issparse(Y_true) != sp.issparse(Y_pred):
+        Y_true, Y_pred = sp.csr_array(Y_true), sp.csr_array(Y_pred)
+    return Y_true, Y_pred
+
+
+def counts(Y_true, Y_pred, axis):
+    """Return ``(tp, n_true, n_pred)`` summed along ``axis`` of validated indicators.
+
+    ``axis=1`` gives one entry per instance (example-based), ``axis=0`` one per label
+    (label-based) and ``axis=None`` the grand totals (micro-averaging).
+    """
+    if sp.issparse(Y_true):
+        both = Y_true.multiply(Y_pred)
+
+        def total(A):
+            return np.asarray(A.sum(axis=axis), dtype=np.int64)
+
+    else:
+        both = Y_true & Y_pred
+
+        def total(A):
+            return np.asarray(np.count_nonzero(A, axis=axis), dtype=np.int64)
+
+    return total(both), total(Y_true), total(Y_pred)
+
+
+def safe_ratio(numerator, denominator, n_true, n_pred):
+    """``numerator / denominator`` under the package's 0/0 convention.
+
+    Where the denominator is zero the value is 1 if the true and the predicted sets are
+    both empty (``n_true == n_pred == 0``: perfectly right) and 0 otherwise.
+    """
+    numerator = np.asarray(numerator, dtype=float)
+    denominator = np.asarray(denominator, dtype=float)
+    both_empty = (np.asarray(n_true) == 0) & (np.asarray(n_pred) == 0)
+    out = np.where(both_empty, 1.0, 0.0)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out

@@ -1,0 +1,225 @@
+"""Multi-label metrics: example-based and label-based (macro and micro) criteria.
+
+Definitions follow Tsoumakas et al., "Mining multi-label data" (2010) and Luaces et al.
+(2012), the criteria of the dynamic-chains paper (seed 003).  For an instance (row) or a
+label (column) with ``tp`` true positives, ``n_true`` true and ``n_pred`` predicted labels:
+precision ``tp / n_pred``, recall ``tp / n_true``, F1 ``2 tp / (n_true + n_pred)``, Jaccard
+``tp / (n_true + n_pred - tp)``.  A zero denominator follows the one convention of
+:mod:`mlnb.metrics`: 1 when the true and the predicted sets are both empty, else 0.
+
+``average`` selects the group: ``"samples"`` (example-based: mean over instances),
+``"macro"`` (mean over labels), ``"micro"`` (ratio of the counts summed over all cells)
+or ``None`` (the per-label values, an array of length L).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._counts import check_indicators, counts, safe_ratio
+
+__all__ = [
+    "fdr",
+    "f1_score",
+    "fnr",
+    "hamming_loss",
+    "jaccard_score",
+    "precision_score",
+    "recall_score",
+    "subset_accuracy",
+    "zero_one_loss",
+]
+
+_AVERAGES = ("samples", "macro", "micro", None)
+_AXIS = {"samples": 1, "macro": 0, "micro": None, None: 0}
+
+
+def _averaged(ratio, Y_true, Y_pred, average):
+    """Apply ``ratio(tp, n_true, n_pred)`` per unit of ``average`` and average it."""
+    if average not in _AVERAGES:
+        raise ValueError(f"average must be one of {_AVERAGES}, got {average!r}.")
+    Y_true, Y_pred = check_indicators(Y_true, Y_pred)
+    values = ratio(*counts(Y_true, Y_pred, _AXIS[average]))
+    if average is None:
+        return values
+    return float(np.mean(values))
+
+
+def _precision(tp, n_true, n_pred):
+    return safe_ratio(tp, n_pred, n_true, n_pred)
+
+
+def _recall(tp, n_true, n_pred):
+    return safe_ratio(tp, n_true, n_true, n_pred)
+
+
+def _f1(tp, n_true, n_pred):
+    return safe_ratio(2 * tp, n_true + n_pred, n_true, n_pred)
+
+
+def _jaccard(tp, n_true, n_pred):
+    return safe_ratio(tp, n_true + n_pred - tp, n_true, n_pred)
+
+
+def hamming_loss(Y_true, Y_pred):
+    """Hamming loss: the fraction of wrong instance-label cells (lower is better).
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Binary indicator matrices (any integer or boolean dtype, dense or sparse).
+
+    Returns
+    -------
+    float
+        ``(FP + FN) / (n L)``; never 0/0.
+    """
+    Y_true, Y_pred = check_indicators(Y_true, Y_pred)
+    tp, n_true, n_pred = counts(Y_true, Y_pred, None)
+    n, n_labels = Y_true.shape
+    return float((n_true + n_pred - 2 * tp) / (n * n_labels))
+
+
+def zero_one_loss(Y_true, Y_pred):
+    """Zero-one (subset) loss: the fraction of instances whose label set is not exactly right.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Binary indicator matrices.
+
+    Returns
+    -------
+    float
+        Lower is better; an instance with both sets empty is right.
+    """
+    Y_true, Y_pred = check_indicators(Y_true, Y_pred)
+    tp, n_true, n_pred = counts(Y_true, Y_pred, 1)
+    return float(np.mean((n_true + n_pred - 2 * tp) > 0))
+
+
+def subset_accuracy(Y_true, Y_pred):
+    """Subset accuracy (exact match ratio), ``1 - zero_one_loss``.
+
+    An instance with both sets empty is an exact match.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Binary indicator matrices.
+
+    Returns
+    -------
+    float
+    """
+    return 1.0 - zero_one_loss(Y_true, Y_pred)
+
+
+def jaccard_score(Y_true, Y_pred, *, average="samples"):
+    """Jaccard index ``|T & P| / |T | P|``; with ``average="samples"`` the multi-label *accuracy*.
+
+    Both sets empty scores 1 (the package's 0/0 convention); the union is empty only then.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Binary indicator matrices.
+    average : {"samples", "macro", "micro", None}, default="samples"
+        Example-based, label-based macro or micro average, or per-label values.
+
+    Returns
+    -------
+    float or ndarray of shape (n_labels,)
+    """
+    return _averaged(_jaccard, Y_true, Y_pred, average)
+
+
+def precision_score(Y_true, Y_pred, *, average="samples"):
+    """Precision ``tp / n_pred`` (higher is better).
+
+    Zero predicted labels: 1 if the true set is empty too, else 0.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Binary indicator matrices.
+    average : {"samples", "macro", "micro", None}, default="samples"
+        Example-based, label-based macro or micro average, or per-label values.
+
+    Returns
+    -------
+    float or ndarray of shape (n_labels,)
+    """
+    return _averaged(_precision, Y_true, Y_pred, average)
+
+
+def recall_score(Y_true, Y_pred, *, average="samples"):
+    """Recall ``tp / n_true`` (higher is better).
+
+    Zero true labels: 1 if the predicted set is empty too, else 0.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Binary indicator matrices.
+    average : {"samples", "macro", "micro", None}, default="samples"
+        Example-based, label-based macro or micro average, or per-label values.
+
+    Returns
+    -------
+    float or ndarray of shape (n_labels,)
+    """
+    return _averaged(_recall, Y_true, Y_pred, average)
+
+
+def f1_score(Y_true, Y_pred, *, average="samples"):
+    """F1 ``2 tp / (n_true + n_pred)`` (higher is better).
+
+    The denominator is zero only when both sets are empty, which scores 1.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Binary indicator matrices.
+    average : {"samples", "macro", "micro", None}, default="samples"
+        Example-based, label-based macro or micro average, or per-label values.
+
+    Returns
+    -------
+    float or ndarray of shape (n_labels,)
+    """
+    return _averaged(_f1, Y_true, Y_pred, average)
+
+
+def fdr(Y_true, Y_pred, *, average="samples"):
+    """False discovery rate, ``1 - precision`` (a loss; same 0/0 convention as precision).
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Binary indicator matrices.
+    average : {"samples", "macro", "micro", None}, default="samples"
+        Example-based, label-based macro or micro average, or per-label values.
+
+    Returns
+    -------
+    float or ndarray of shape (n_labels,)
+    """
+    return 1.0 - precision_score(Y_true, Y_pred, average=average)
+
+
+def fnr(Y_true, Y_pred, *, average="samples"):
+    """False negative rate, ``1 - recall`` (a loss; same 0/0 convention as recall).
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Binary indicator matrices.
+    average : {"samples", "macro", "micro", None}, default="samples"
+        Example-based, label-based macro or micro average, or per-label values.
+
+    Returns
+    -------
+    float or ndarray of shape (n_labels,)
+    """
+    return 1.0 - recall_score(Y_true, Y_pred, average=average)

@@ -1,0 +1,162 @@
+"""Registry of named criteria, so that evaluation and the CLI can ask for them by name.
+
+``METRICS`` maps a name to a :class:`Metric` (its function, whether greater is better,
+and whether it scores multi-label indicator matrices or single-label class vectors).
+``METRIC_SETS`` names groups of criteria used by the papers:
+
+- ``"seed003"``: the 11 criteria of the dynamic-chains paper (all losses, lower is
+  better): Hamming, zero-one, example-based FDR, FNR and F1 loss, macro FDR, FNR and
+  F1 loss, micro FDR, FNR and F1 loss;
+- ``"naibx"``: zero-one, Hamming, accuracy, precision and recall (the NaiBX paper);
+- ``"single_label"``: accuracy and macro precision, recall and F1 (seed 001).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+
+from . import _multilabel as ml
+from . import _single_label as sl
+
+__all__ = ["METRICS", "METRIC_SETS", "Metric", "get_metrics"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A named criterion.
+
+    Attributes
+    ----------
+    name : str
+        Registry key.
+    function : callable
+        ``function(y_true, y_pred) -> float``.
+    greater_is_better : bool
+        True for scores, False for losses.
+    task : {"multilabel", "single_label"}
+        The target type the function expects.
+    label : str
+        Short display name for tables and plots.
+    """
+
+    name: str
+    function: Callable
+    greater_is_better: bool
+    task: str
+    label: str
+
+    def __call__(self, y_true, y_pred):
+        return self.function(y_true, y_pred)
+
+
+def _loss(score, *args, **kwargs):
+    return 1.0 - score(*args, **kwargs)
+
+
+def _build():
+    specs = [
+        ("hamming", ml.hamming_loss, False, "Hamming"),
+        ("zero_one", ml.zero_one_loss, False, "Zero-One"),
+    ]
+    groups = (
+        ("samples", "example", "EX"),
+        ("macro", "macro", "Macro"),
+        ("micro", "micro", "Micro"),
+    )
+    for avg, prefix, tag in groups:
+        specs += [
+            (f"{prefix}_fdr", partial(ml.fdr, average=avg), False, f"{tag} FDR"),
+            (f"{prefix}_fnr", partial(ml.fnr, average=avg), False, f"{tag} FNR"),
+            (
+                f"{prefix}_f1_loss",
+                partial(_loss, ml.f1_score, average=avg),
+                False,
+                f"{tag} F1 loss",
+            ),
+            (
+                f"{prefix}_precision",
+                partial(ml.precision_score, average=avg),
+                True,
+                f"{tag} precision",
+            ),
+            (f"{prefix}_recall", partial(ml.recall_score, average=avg), True, f"{tag} recall"),
+            (f"{prefix}_f1", partial(ml.f1_score, average=avg), True, f"{tag} F1"),
+        ]
+    specs += [
+        ("accuracy", ml.jaccard_score, True, "Accuracy"),
+        ("subset_accuracy", ml.subset_accuracy, True, "Subset accuracy"),
+    ]
+    registry = {name: Metric(name, f, gib, "multilabel", lab) for name, f, gib, lab in specs}
+    single = [
+        ("sl_accuracy", sl.single_label_accuracy, True, "Accuracy"),
+        ("sl_error", partial(_loss, sl.single_label_accuracy), False, "Error"),
+        ("sl_macro_precision", sl.single_label_precision, True, "Macro precision"),
+        ("sl_macro_recall", sl.single_label_recall, True, "Macro recall"),
+        ("sl_macro_f1", sl.single_label_f1, True, "Macro F1"),
+        ("sl_macro_f1_loss", partial(_loss, sl.single_label_f1), False, "Macro F1 loss"),
+    ]
+    registry.update(
+        {name: Metric(name, f, gib, "single_label", lab) for name, f, gib, lab in single}
+    )
+    return registry
+
+
+METRICS: dict[str, Metric] = _build()
+
+METRIC_SETS: dict[str, tuple[str, ...]] = {
+    "seed003": (
+        "hamming",
+        "zero_one",
+        "example_fdr",
+        "example_fnr",
+        "example_f1_loss",
+        "macro_fdr",
+        "macro_fnr",
+        "macro_f1_loss",
+        "micro_fdr",
+        "micro_fnr",
+        "micro_f1_loss",
+    ),
+    "naibx": ("zero_one", "hamming", "accuracy", "example_precision", "example_recall"),
+    "single_label": ("sl_accuracy", "sl_macro_precision", "sl_macro_recall", "sl_macro_f1"),
+}
+
+
+def get_metrics(names, *, task=None):
+    """Resolve metric names or set names to an ordered ``{name: Metric}`` dict.
+
+    Parameters
+    ----------
+    names : str or iterable of str
+        Metric names of ``METRICS`` and/or set names of ``METRIC_SETS``.
+    task : {"multilabel", "single_label"}, default=None
+        If given, every metric must score this target type.
+
+    Returns
+    -------
+    dict of str to Metric
+    """
+    if isinstance(names, str):
+        names = [names]
+    if not isinstance(names, Iterable):
+        raise ValueError(f"metrics must be a name or a list of names, got {names!r}.")
+    out = {}
+    for name in names:
+        if name in METRIC_SETS:
+            out.update((n, METRICS[n]) for n in METRIC_SETS[name])
+        elif name in METRICS:
+            out[name] = METRICS[name]
+        else:
+            raise ValueError(
+                f"metrics: unknown name {name!r}; known sets {sorted(METRIC_SETS)}, "
+                f"known metrics {sorted(METRICS)}."
+            )
+    if not out:
+        raise ValueError("metrics must name at least one metric.")
+    if task is not None:
+        wrong = [n for n, m in out.items() if m.task != task]
+        if wrong:
+            raise ValueError(f"metrics {wrong} do not score {task} targets.")
+    return out
