@@ -38,6 +38,58 @@ def _as_dense(matrix) -> np.ndarray:
     return np.asarray(matrix)
 
 
+# Largest dense copy of a sparse grouping matrix (entries) made to speed up sparse products.
+_DENSE_G_LIMIT = 1 << 24
+
+
+def _product_T(G, X) -> np.ndarray:
+    """``G.T @ X`` as a dense array, computed as ``(X.T @ G).T`` when X is sparse and G dense.
+
+    scipy multiplies a CSC matrix (the free transpose of CSR ``X``) by a dense block without
+    converting formats; ``dense.T @ csr`` would convert X first.
+    """
+    if sp.issparse(X) and not sp.issparse(G):
+        return _as_dense(X.T @ G).T
+    return _as_dense(G.T @ X)
+
+
+def _is_partition(G) -> bool:
+    """Whether every row of the grouping matrix is one-hot (a single 1)."""
+    if sp.issparse(G):
+        G = sp.csr_matrix(G)
+        return bool(np.all(np.diff(G.indptr) == 1) and np.all(G.data == 1))
+    G = np.asarray(G)
+    return bool(np.all((G == 0) | (G == 1)) and np.all(G.sum(axis=1) == 1))
+
+
+def _block_rows(n_features) -> int:
+    """Rows per block so that a dense block holds about 2**19 floats (4 MB)."""
+    return max((1 << 19) // max(n_features, 1), 1)
+
+
+def _group_of_rows(G) -> np.ndarray:
+    """The group index of each row of a one-hot grouping matrix."""
+    if sp.issparse(G):
+        return sp.csr_matrix(G).indices.astype(np.intp)
+    return np.argmax(np.asarray(G), axis=1)
+
+
+def _centred_squares(X, weighted_G, centre, row_centre):
+    """``G.T @ (X - centre[row_centre])**2`` in blocks of rows of dense X.
+
+    Blocks keep the centred squares small instead of materialising an n x d temporary.
+    """
+    n_samples, n_features = X.shape
+    squares = np.zeros((weighted_G.shape[1], n_features))
+    step = _block_rows(n_features)
+    for start in range(0, n_samples, step):
+        stop = start + step
+        centred = X[start:stop] - centre[row_centre[start:stop]]
+        np.square(centred, out=centred)
+        squares += _product_T(weighted_G[start:stop], centred)
+    return squares
+
+
 def _safe_divide(numerator, denominator):
     """numerator / denominator, 0 where the denominator is 0 (an empty group)."""
     out = np.zeros(np.broadcast_shapes(np.shape(numerator), np.shape(denominator)))
@@ -146,8 +198,8 @@ class GroupStats:
     # ------------------------------------------------------------------ building
     @classmethod
     def from_data(cls, X, G, sample_weight=None, *, second_moments=True) -> GroupStats:
-        """Statistics of one batch: ``GroupStats(g, d).update(X, G, sample_weight)``."""
-        return cls(G.shape[1], X.shape[1], second_moments=second_moments).update(
+        """Statistics of one batch (``GroupStats(g, d).update(X, G, sample_weight)``)."""
+        return cls(G.shape[1], X.shape[1], second_moments=second_moments)._batch(
             X, G, sample_weight
         )
 
@@ -176,29 +228,56 @@ class GroupStats:
         if X.shape[1] != self.n_features:
             raise ValueError(f"X has {X.shape[1]} features; expected {self.n_features}")
         w = np.ones(n_samples) if sample_weight is None else np.asarray(sample_weight, float)
-        if sp.issparse(G):
+        partition = _is_partition(G)
+        if sp.issparse(G) and not (sp.issparse(X) and G.shape[0] * G.shape[1] <= _DENSE_G_LIMIT):
             weighted_G = sp.csr_matrix(G.multiply(w[:, None]))
         else:
-            weighted_G = np.asarray(G, dtype=float) * w[:, None]
-        batch = GroupStats(self.n_groups, self.n_features, second_moments=self.second_moments)
-        batch.count = _as_dense(weighted_G.sum(axis=0)).ravel()
-        batch.total_count = float(w.sum())
-        batch.sums = _as_dense(weighted_G.T @ X)
-        batch.total_sums = _as_dense(w @ X).ravel()
-        if self.second_moments:
-            if sp.issparse(X):
-                # Raw sums of squares (shift 0): centring would densify the data.
-                shift = np.zeros(self.n_features)
-                squares = X.multiply(X)
+            # With sparse X, a dense G lets scipy compute (X.T @ G).T without converting X.
+            weighted_G = _as_dense(G).astype(float, copy=False) * w[:, None]
+        if not partition:
+            # One more column, the weights, gives the totals in the same products.
+            stack = sp.hstack if sp.issparse(weighted_G) else np.hstack
+            weighted_G = stack([weighted_G, w[:, None]])
+            if sp.issparse(weighted_G):
+                weighted_G = weighted_G.tocsr()
+        count = _as_dense(weighted_G.sum(axis=0)).ravel()
+        sums = _product_T(weighted_G, X)
+        squares, centred_on_groups = None, False
+        if self.second_moments and sp.issparse(X):
+            # Raw sums of squares (centre 0): centring would densify sparse X.
+            centre = np.zeros((1, self.n_features))
+            squares = _product_T(weighted_G, X.multiply(X))
+        elif self.second_moments:
+            # Two passes: centre each row on its group's mean when the groups partition the
+            # rows (exact zeros for a feature constant within a group), else on the overall
+            # batch mean (the shifted-data formula).
+            centred_on_groups = partition
+            if partition:
+                centre, row_centre = _safe_divide(sums, count[:, None]), _group_of_rows(G)
             else:
-                shift = batch.total_mean
-                squares = (X - shift) ** 2
-            group_squares = _as_dense(weighted_G.T @ squares)
-            offset = batch.mean - shift
-            batch.m2 = np.maximum(group_squares - batch.count[:, None] * offset**2, 0.0)
-            total_offset = batch.total_mean - shift
-            total_squares = _as_dense(w @ squares).ravel()
-            batch.total_m2 = np.maximum(total_squares - batch.total_count * total_offset**2, 0.0)
+                centre = _safe_divide(sums[-1:], count[-1])
+                row_centre = np.zeros(n_samples, dtype=np.intp)
+            squares = _centred_squares(X, weighted_G, centre, row_centre)
+
+        batch = GroupStats(0, 0, second_moments=self.second_moments)  # filled in below
+        batch.n_groups, batch.n_features = self.n_groups, self.n_features
+        groups = slice(0, self.n_groups)
+        batch.count, batch.sums = count[groups], sums[groups]
+        batch.total_count = float(w.sum())
+        if self.second_moments:
+            offset = 0.0 if centred_on_groups else batch.mean - centre
+            batch.m2 = np.maximum(squares[groups] - batch.count[:, None] * offset**2, 0.0)
+        if partition:
+            # Every row in exactly one group: the totals follow from the groups.
+            batch.total_sums = batch.sums.sum(axis=0)
+            if self.second_moments:
+                spread = batch.count[:, None] * (batch.mean - batch.total_mean) ** 2
+                batch.total_m2 = (batch.m2 + spread).sum(axis=0)
+        else:
+            batch.total_sums = sums[-1]
+            if self.second_moments:
+                total_offset = batch.total_mean - centre[0]
+                batch.total_m2 = np.maximum(squares[-1] - batch.total_count * total_offset**2, 0.0)
         return batch
 
     # ------------------------------------------------------------------ algebra

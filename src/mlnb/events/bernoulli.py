@@ -43,7 +43,6 @@ class _BetaBernoulli(EventModel):
                 )
             X = X.copy()
             X.data = (X.data > threshold).astype(float)
-            X.eliminate_zeros()
             return X
         return (X > threshold).astype(float)
 

@@ -58,16 +58,42 @@ class Gaussian(EventModel):
                 - 0.5 * np.asarray(squares @ precision.T)
                 + np.asarray(X @ (mean * precision).T)
             )
-        # Expand the square about the overall mean to keep the cancellation small.
-        shift = params["shift"]
-        centred = X - shift
-        centred_mean = mean - shift
-        quadratic = (
-            (centred**2) @ precision.T
-            - 2.0 * centred @ (centred_mean * precision).T
-            + (centred_mean**2 * precision).sum(axis=1)[None, :]
+        return log_norm[None, :] + _dense_quadratic(X, mean, precision, params["shift"])
+
+
+# Rounding error of the expanded square is about 1e-16 * (mean - shift)**2 * precision; pairs
+# where that factor exceeds this bound are computed exactly instead.
+_STIFF = 1e4
+
+
+def _dense_quadratic(X, mean, precision, shift, *, block_budget=1 << 22):
+    """``-0.5 * sum_v (x_v - mean_cv)**2 * precision_cv`` for dense X, shape (n, g).
+
+    Matrix products on the square expanded about the overall mean ``shift``. That expansion
+    cancels badly where a class has a tiny variance and a mean far from ``shift`` (a feature
+    constant within the class): those few "stiff" (class, feature) pairs are summed exactly.
+    """
+    centred = X - shift
+    centred_mean = mean - shift
+    stiff = centred_mean**2 * precision > _STIFF
+    soft = np.where(stiff, 0.0, precision)
+    quadratic = (
+        (centred**2) @ soft.T
+        - 2.0 * centred @ (centred_mean * soft).T
+        + (centred_mean**2 * soft).sum(axis=1)[None, :]
+    )
+    classes, features = np.nonzero(stiff)
+    if len(classes):
+        to_class = sp.csr_matrix(
+            (np.ones(len(classes)), (np.arange(len(classes)), classes)),
+            shape=(len(classes), mean.shape[0]),
         )
-        return log_norm[None, :] - 0.5 * quadratic
+        rows = max(block_budget // len(classes), 1)
+        for start in range(0, X.shape[0], rows):
+            block = X[start : start + rows, features] - mean[classes, features]
+            exact = block**2 * precision[classes, features]
+            quadratic[start : start + rows] += np.asarray((to_class.T @ exact.T).T)
+    return -0.5 * quadratic
 
 
 def _student_t_term(x, mean, scale, b_post, exponent):
