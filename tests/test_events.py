@@ -276,3 +276,27 @@ def test_names_and_bad_hyper_parameters():
         BayesianGaussian(b=0).estimate(stats_)
     with pytest.raises(ValueError, match="Negative values"):
         Multinomial().prepare(np.array([[-1.0]]))
+
+
+def test_gaussian_dense_is_exact_where_a_class_has_a_constant_feature():
+    # class 1 has feature 0 constant at 7, far from the overall mean: the expanded square
+    # would cancel about 1e9-sized terms there; the exact sum gives the definition.
+    rng = np.random.default_rng(8)
+    X = rng.normal(0.0, 3.0, size=(40, 3))
+    y = np.repeat([0, 1], 20)
+    X[y == 1, 0] = 7.0
+    stats_ = class_stats(X, y, 2)
+    params = Gaussian().estimate(stats_)
+    tests = np.vstack([X[:3], X[-3:], [[7.0, 0.0, 0.0]]])
+    ours = Gaussian().log_likelihood(stats_, tests)
+    expected = np.array(
+        [
+            [
+                stats.norm.logpdf(x, params["mean"][c], np.sqrt(params["var"][c])).sum()
+                for c in (0, 1)
+            ]
+            for x in tests
+        ]
+    )
+    np.testing.assert_allclose(ours, expected, rtol=1e-12)
+    np.testing.assert_allclose(ours[-4:, 1], expected[-4:, 1], atol=1e-9)
