@@ -4,6 +4,7 @@ Every model is a function of additive sufficient statistics (:mod:`mlnb.stats`),
 log-likelihoods by event models (:mod:`mlnb.events`).
 """
 
+from .multilabel import BinaryRelevance, ClassifierChain
 from .naive_bayes import (
     BayesianBernoulliNB,
     BayesianGaussianNB,
@@ -21,6 +22,8 @@ __all__ = [
     "BayesianGaussianNB",
     "BayesianMultinomialNB",
     "BernoulliNB",
+    "BinaryRelevance",
+    "ClassifierChain",
     "GaussianNB",
     "MixedNB",
     "MultinomialNB",

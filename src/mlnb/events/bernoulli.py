@@ -53,7 +53,11 @@ class _BetaBernoulli(EventModel):
         count = stats.count[:, None]
         log_present = np.log(stats.sums + a) - np.log(count + a + b)
         log_absent = np.log(count - stats.sums + b) - np.log(count + a + b)
-        return {"log_odds": log_present - log_absent, "log_absent_sum": log_absent.sum(axis=1)}
+        return {
+            "log_odds": log_present - log_absent,
+            "log_absent": log_absent,
+            "log_absent_sum": log_absent.sum(axis=1),
+        }
 
     def _log_likelihood(self, params, X):
         return np.asarray(X @ params["log_odds"].T) + params["log_absent_sum"][None, :]

@@ -1,0 +1,6 @@
+"""Multi-label strategies that combine per-label Naive Bayes log-likelihoods."""
+
+from .binary_relevance import BinaryRelevance
+from .chain import ClassifierChain
+
+__all__ = ["BinaryRelevance", "ClassifierChain"]

@@ -1,0 +1,140 @@
+"""Inference in a Naive Bayes classifier chain of any label order.
+
+Every chain here scores label k, given the labels decided before it, by the log-odds::
+
+    s_k = base_k + sum_{j decided} (weight[k, j] * y_j + absent[k, j])
+
+(``base`` from the features and the label prior, ``weight`` and ``absent`` from the label
+pair statistics; see :mod:`._label_model`). The chain's joint probability of a label vector
+is ``prod_k sigmoid(+-s_k)`` along the order (PCC, Dembczynski et al. 2010).
+
+- :func:`beam_search` keeps the ``width`` most probable partial vectors; width 1 is the
+  classic greedy chain. Labels are processed in blocks: inside a block the scores of the
+  block's labels are updated step by step; the labels after the block are brought up to
+  date with one matrix product, so there is no Python loop over samples and the loop over
+  labels does O(n * width * block) work per step.
+- :func:`exact_search` scores all ``2**L`` vectors (L <= 20) and returns the most probable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["MAX_EXACT_LABELS", "beam_search", "exact_search"]
+
+MAX_EXACT_LABELS = 20
+
+
+def _log_sigmoid(x):
+    return -np.logaddexp(0.0, -x)
+
+
+def _take(array, index):
+    """``array[i, index[i, j], ...]`` for every sample i and kept hypothesis j."""
+    return np.take_along_axis(array, index.reshape(index.shape + (1,) * (array.ndim - 2)), axis=1)
+
+
+def beam_search(base, weight, absent, order, *, width=1, block=32):
+    """Most probable label vectors of the chain by beam search.
+
+    Parameters
+    ----------
+    base : ndarray of shape (n_samples, n_labels)
+        Log-odds of each label from the features and its prior.
+    weight, absent : ndarray of shape (n_labels, n_labels)
+        Pairwise chain terms, indexed [label scored, label decided].
+    order : ndarray of shape (n_labels,)
+        The chain order.
+    width : int, default=1
+        Beam width; 1 is the greedy chain.
+    block : int, default=32
+        Labels per block (speed only: every block size gives the same result).
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples, n_labels), int
+    conditional_log_odds : ndarray of shape (n_samples, n_labels)
+        ``s_k`` of each label along the returned vector.
+    joint_log_proba : ndarray of shape (n_samples,)
+        Log of the chain's probability of the returned vector.
+    """
+    if int(width) < 1:
+        raise ValueError(f"beam width must be >= 1; got {width}")
+    n_samples, n_labels = base.shape
+    labels = np.zeros((n_samples, 1, n_labels), dtype=np.int8)
+    conditional = np.zeros((n_samples, 1, n_labels))
+    log_proba = np.zeros((n_samples, 1))
+    decided = np.zeros(0, dtype=np.intp)
+    for start in range(0, n_labels, block):
+        members = np.asarray(order[start : start + block])
+        scores = np.repeat(base[:, None, members], labels.shape[1], axis=1)
+        if len(decided):
+            previous = labels[:, :, decided].astype(np.float64)
+            scores += previous @ weight[np.ix_(members, decided)].T
+            scores += absent[np.ix_(members, decided)].sum(axis=1)
+        n_hyp = labels.shape[1]
+        origin = np.broadcast_to(np.arange(n_hyp), (n_samples, n_hyp))
+        local = np.zeros((n_samples, n_hyp, len(members)), dtype=np.int8)
+        local_conditional = np.zeros((n_samples, n_hyp, len(members)))
+        for i, label in enumerate(members):
+            step = scores[:, :, i]
+            candidates = np.concatenate(
+                [log_proba + _log_sigmoid(-step), log_proba + _log_sigmoid(step)], axis=1
+            )
+            kept = min(int(width), 2 * n_hyp)
+            # stable: on ties the value 0 and the earlier hypothesis win
+            index = np.argsort(-candidates, axis=1, kind="stable")[:, :kept]
+            parent, value = index % n_hyp, index // n_hyp
+            log_proba = np.take_along_axis(candidates, index, axis=1)
+            origin = np.take_along_axis(origin, parent, axis=1)
+            local = _take(local, parent)
+            local[:, :, i] = value
+            local_conditional = _take(local_conditional, parent)
+            local_conditional[:, :, i] = np.take_along_axis(step, parent, axis=1)
+            scores = _take(scores, parent)
+            later = members[i + 1 :]
+            if len(later):
+                scores[:, :, i + 1 :] += value[:, :, None] * weight[later, label]
+                scores[:, :, i + 1 :] += absent[later, label]
+            n_hyp = kept
+        labels = _take(labels, origin)
+        labels[:, :, members] = local
+        conditional = _take(conditional, origin)
+        conditional[:, :, members] = local_conditional
+        decided = np.concatenate([decided, members])
+    best = np.argmax(log_proba, axis=1)
+    rows = np.arange(n_samples)
+    return labels[rows, best].astype(int), conditional[rows, best], log_proba[rows, best]
+
+
+def exact_search(base, weight, absent, order, *, budget=1 << 22):
+    """The most probable label vector of the chain, over all ``2**L`` vectors (L <= 20)."""
+    n_samples, n_labels = base.shape
+    if n_labels > MAX_EXACT_LABELS:
+        raise ValueError(
+            f"exact inference enumerates 2**L label vectors and is limited to L <= "
+            f"{MAX_EXACT_LABELS}; this model has L = {n_labels}: use inference='beam'"
+        )
+    position = np.empty(n_labels, dtype=np.intp)
+    position[np.asarray(order)] = np.arange(n_labels)
+    before = position[None, :] < position[:, None]  # [k, j]: j is decided before k
+    vectors = (np.arange(2**n_labels)[:, None] >> np.arange(n_labels)[None, :]) & 1
+    chain_terms = vectors @ (weight * before).T + (absent * before).sum(axis=1)
+    sign = 2.0 * vectors - 1.0
+    best_log_proba = np.full(n_samples, -np.inf)
+    best_vector = np.zeros(n_samples, dtype=np.intp)
+    vectors_per_chunk = max(budget // n_labels, 1)
+    samples_per_chunk = max(budget // (min(vectors_per_chunk, len(vectors)) * n_labels), 1)
+    for v0 in range(0, len(vectors), vectors_per_chunk):
+        terms, signs = chain_terms[v0 : v0 + vectors_per_chunk], sign[v0 : v0 + vectors_per_chunk]
+        for s0 in range(0, n_samples, samples_per_chunk):
+            scores = base[s0 : s0 + samples_per_chunk, None, :] + terms[None]
+            log_proba = _log_sigmoid(signs[None] * scores).sum(axis=2)
+            local_best = np.argmax(log_proba, axis=1)
+            value = log_proba[np.arange(len(local_best)), local_best]
+            better = value > best_log_proba[s0 : s0 + samples_per_chunk]
+            best_log_proba[s0 : s0 + samples_per_chunk][better] = value[better]
+            best_vector[s0 : s0 + samples_per_chunk][better] = v0 + local_best[better]
+    labels = vectors[best_vector]
+    conditional = base + labels @ (weight * before).T + (absent * before).sum(axis=1)
+    return labels.astype(int), conditional, best_log_proba

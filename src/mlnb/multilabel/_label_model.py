@@ -1,0 +1,79 @@
+"""Per-label Naive Bayes statistics, shared by binary relevance and every chain.
+
+For L labels, one pass builds (ALGORITHMS.md sections 0 and 4):
+
+- ``features``: :class:`~mlnb.stats.GroupStats` of X grouped by Y (the rows holding each
+  label); the rows *not* holding it are ``features.complement()``;
+- ``labels``: the same statistics of Y itself grouped by Y, i.e. the weighted
+  co-occurrences ``C = Y.T @ Y``, from which ``P(y_j | y_k = 1)`` and ``P(y_j | y_k = 0)``
+  of every ordered pair follow (Bernoulli, Laplace-smoothed).
+
+Everything a Naive Bayes chain needs in any label order is then a matrix of per-label
+log-odds from the features (``feature_log_odds``) plus two L x L matrices from the labels
+(``label_log_odds``): no refit for a new order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..events import Bernoulli
+from ..stats import GroupStats
+
+__all__ = ["feature_log_odds", "label_log_odds", "label_statistics", "log_prior_odds"]
+
+
+def label_statistics(X, Y, sample_weight, events, *, with_labels=True):
+    """(feature statistics, label statistics) of one batch; X already prepared."""
+    features = GroupStats.from_data(X, Y, sample_weight, second_moments=events.second_moments)
+    labels = None
+    if with_labels:
+        labels = GroupStats.from_data(Y, Y, sample_weight, second_moments=False)
+    return features, labels
+
+
+def log_prior_odds(count, total, alpha):
+    """``log P(y=1) - log P(y=0)`` with ``P(y=1) = (N_l + alpha) / (N + 2 alpha)``.
+
+    ``alpha = 0`` is the maximum-likelihood prior (scikit-learn's); a label never (always)
+    seen then gets -inf (+inf).
+    """
+    alpha = float(alpha)
+    if not np.isfinite(alpha) or alpha < 0:
+        raise ValueError(f"prior_alpha must be >= 0; got {alpha}")
+    with np.errstate(divide="ignore"):
+        return np.log(count + alpha) - np.log(total - count + alpha)
+
+
+def feature_log_odds(events, features, X, *, params=None):
+    """``log p(x | y_l = 1) - log p(x | y_l = 0)`` for every row and label, (n x L).
+
+    ``params`` may carry cached ``(positive, negative)`` event-model parameters.
+    """
+    if params is None:
+        params = feature_parameters(events, features)
+    positive, negative = params
+    return events._log_likelihood(positive, X) - events._log_likelihood(negative, X)
+
+
+def feature_parameters(events, features):
+    """Event-model parameters of the label-holding and of the other rows, per label."""
+    return events.estimate(features), events.estimate(features.complement())
+
+
+def label_log_odds(labels, alpha=1.0):
+    """Pairwise label terms of a Naive Bayes chain, each (L x L), indexed [k, j].
+
+    ``weight[k, j] * y_j + absent[k, j]`` is what a decided label ``y_j`` adds to
+    ``log P(y_k = 1 | ...) - log P(y_k = 0 | ...)``: a Bernoulli feature of the classifier of
+    label k, Laplace-smoothed with ``alpha`` (``P(y_j = 1 | y_k = v) = (C + alpha) /
+    (N + 2 alpha)``). The diagonal is zero: a label is never a feature of itself.
+    """
+    model = Bernoulli(alpha=alpha, binarize=None)
+    positive = model.estimate(labels)
+    negative = model.estimate(labels.complement())
+    weight = positive["log_odds"] - negative["log_odds"]
+    absent = positive["log_absent"] - negative["log_absent"]
+    np.fill_diagonal(weight, 0.0)
+    np.fill_diagonal(absent, 0.0)
+    return weight, absent

@@ -1,0 +1,56 @@
+"""Checks and small utilities for label-indicator matrices and label orders."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+__all__ = ["check_label_matrix", "resolve_order"]
+
+
+def check_label_matrix(Y, n_samples=None, *, n_labels=None) -> np.ndarray:
+    """An n x L 0/1 indicator matrix as a float64 array.
+
+    Any integer, boolean or float dtype, dense or sparse, is accepted and gives the same
+    result (the values are checked, never cast modulo 256).
+    """
+    if Y is None:
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
+    if sp.issparse(Y):
+        Y = Y.toarray()
+    Y = np.asarray(Y)
+    if Y.ndim != 2:
+        raise ValueError(
+            f"Y must be a 2-D label-indicator matrix (n_samples x n_labels); got shape {Y.shape}"
+        )
+    if Y.dtype.kind not in "biuf":
+        raise ValueError(f"Y must hold 0/1 numbers; got dtype {Y.dtype}")
+    Y = Y.astype(np.float64)
+    bad = (Y != 0) & (Y != 1)
+    if np.any(bad):
+        row, col = np.argwhere(bad)[0]
+        raise ValueError(
+            f"Y must hold only 0 and 1; found {Y[row, col]!r} at row {row}, label {col}"
+        )
+    if n_samples is not None and Y.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} rows but Y has {Y.shape[0]}")
+    if n_labels is not None and Y.shape[1] != n_labels:
+        raise ValueError(f"Y has {Y.shape[1]} labels; this model was fitted with {n_labels}")
+    if Y.shape[1] == 0:
+        raise ValueError("Y has no label columns")
+    return Y
+
+
+def resolve_order(order, n_labels, random_state=None) -> np.ndarray:
+    """A label order: None (0..L-1), "random", or an explicit permutation of 0..L-1."""
+    if order is None:
+        return np.arange(n_labels)
+    if isinstance(order, str):
+        if order != "random":
+            raise ValueError(f'order must be None, "random" or a permutation; got {order!r}')
+        return check_random_state(random_state).permutation(n_labels)
+    order = np.asarray(order)
+    if order.shape != (n_labels,) or not np.array_equal(np.sort(order), np.arange(n_labels)):
+        raise ValueError(f"order must be a permutation of 0..{n_labels - 1}; got {order!r}")
+    return order.astype(np.intp)

@@ -1,0 +1,118 @@
+"""Binary relevance: one independent classifier per label.
+
+The Naive Bayes path builds every label's statistics in one pass (the rows holding label l
+from ``Y.T @ X``; the others as total minus those) and predicts all labels with two
+log-likelihood matrices, where one-vs-rest libraries fit L models in L passes. The generic
+path fits a clone of any scikit-learn classifier per label.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import MultiLabelNB, probability
+from ._labels import check_label_matrix
+
+__all__ = ["BinaryRelevance"]
+
+
+class BinaryRelevance(MultiLabelNB):
+    """Binary relevance with Naive Bayes (all labels in one pass) or any base classifier.
+
+    Parameters
+    ----------
+    events : str or event model, default="gaussian"
+        Event model of the features (:mod:`mlnb.events`), e.g. ``"multinomial"`` for counts.
+    prior_alpha : float, default=0.0
+        Pseudo-count of each label's prior ``P(y_l = 1) = (N_l + a) / (N + 2a)``; 0 is the
+        maximum-likelihood prior (as scikit-learn's NB classifiers).
+    base_estimator : classifier or None, default=None
+        If given, one clone of it is fitted per label instead of the Naive Bayes path.
+    label_alpha : float, default=1.0
+        Unused by binary relevance (kept for a uniform interface with the chains).
+
+    Attributes
+    ----------
+    feature_stats_ : GroupStats
+        Statistics of X over the rows holding each label (NB path).
+    prior_log_odds_ : ndarray of shape (n_labels,)
+    estimators_ : list of fitted classifiers or constants (generic path)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb import BinaryRelevance
+    >>> X = np.array([[3, 0, 1], [2, 0, 0], [0, 4, 1], [0, 3, 2]])
+    >>> Y = np.array([[1, 0], [1, 0], [0, 1], [1, 1]])
+    >>> BinaryRelevance(events="multinomial").fit(X, Y).predict([[4, 0, 0], [0, 5, 1]])
+    array([[1, 0],
+           [0, 1]])
+    """
+
+    def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None, label_alpha=1.0):
+        self.events = events
+        self.prior_alpha = prior_alpha
+        self.base_estimator = base_estimator
+        self.label_alpha = label_alpha
+
+    # ---- generic path -----------------------------------------------------------------------
+    def fit(self, X, Y, sample_weight=None):
+        if self.base_estimator is None:
+            return super().fit(X, Y, sample_weight)
+        X = validate_data(self, X, accept_sparse="csr", reset=True)
+        Y = check_label_matrix(Y, X.shape[0])
+        self.n_labels_ = Y.shape[1]
+        self.estimators_ = [_fit_binary(self.base_estimator, X, y, sample_weight) for y in Y.T]
+        return self
+
+    def partial_fit(self, X, Y, sample_weight=None):
+        if self.base_estimator is not None:
+            raise ValueError("partial_fit is available on the Naive Bayes path only")
+        return super().partial_fit(X, Y, sample_weight)
+
+    def predict_log_odds(self, X):
+        """``log P(y_l = 1 | x) - log P(y_l = 0 | x)`` per row and label (NB path)."""
+        return self._independent_log_odds(X)
+
+    def predict_proba(self, X):
+        """Marginal probability of every label, shape (n_samples, n_labels)."""
+        if self.base_estimator is None:
+            return probability(self._independent_log_odds(X))
+        check_is_fitted(self, "estimators_")
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        return np.column_stack([_positive_proba(model, X) for model in self.estimators_])
+
+    def predict(self, X):
+        """0/1 prediction of every label, shape (n_samples, n_labels)."""
+        if self.base_estimator is None:
+            return (self._independent_log_odds(X) > 0).astype(int)
+        check_is_fitted(self, "estimators_")
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        return np.column_stack([_predict_binary(model, X) for model in self.estimators_])
+
+
+def _fit_binary(base_estimator, X, y, sample_weight):
+    """A fitted clone for one label, or the constant when the label is constant."""
+    if np.all(y == y[0]):
+        return float(y[0])
+    model = clone(base_estimator)
+    if sample_weight is None:
+        return model.fit(X, y)
+    return model.fit(X, y, sample_weight=sample_weight)
+
+
+def _positive_proba(model, X):
+    if isinstance(model, float):
+        return np.full(X.shape[0], model)
+    if hasattr(model, "predict_proba"):
+        proba = model.predict_proba(X)
+        return proba[:, list(model.classes_).index(1)]
+    return model.predict(X).astype(float)
+
+
+def _predict_binary(model, X):
+    if isinstance(model, float):
+        return np.full(X.shape[0], int(model))
+    return np.asarray(model.predict(X)).astype(int)

@@ -1,0 +1,165 @@
+"""ClassifierChain: order-free NB chain, inference strategies, generic path."""
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.linear_model import LogisticRegression
+from sklearn.multioutput import ClassifierChain as SklearnChain
+
+from mlnb import MixedNB
+from mlnb.multilabel import ClassifierChain
+from mlnb.multilabel._inference import beam_search, exact_search
+
+
+def dependent_labels(seed, n=300, d=8, n_labels=6, counts=False):
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, n_labels)) < 0.3).astype(int)
+    Y[:, 1] = Y[:, 0] ^ (rng.random(n) < 0.1)  # label 1 follows label 0
+    Y[:, 2] = Y[:, 1] & (rng.random(n) < 0.7)
+    centres = rng.normal(0, 1, size=(n_labels, d))
+    X = Y @ centres + rng.normal(0, 1.5, size=(n, d))
+    if counts:
+        X = rng.poisson(np.exp(0.4 * X).clip(0, 20)).astype(float)
+    return X, Y
+
+
+def retrained_chain(X, Y, order, events, X_test):
+    """A chain of MixedNB classifiers retrained in ``order`` (the definition)."""
+    d = X.shape[1]
+    predicted = np.zeros((X_test.shape[0], Y.shape[1]), dtype=int)
+    for i, label in enumerate(order):
+        earlier = order[:i]
+        blocks = [(events, slice(0, d))] + ([("bernoulli", slice(d, None))] if i else [])
+        model = MixedNB(blocks=blocks).fit(np.hstack([X, Y[:, earlier]]), Y[:, label])
+        predicted[:, label] = model.predict(np.hstack([X_test, predicted[:, earlier]]))
+    return predicted
+
+
+@pytest.mark.parametrize("events,counts", [("gaussian", False), ("multinomial", True)])
+def test_order_free_greedy_chain_equals_retrained_chain(events, counts):
+    X, Y = dependent_labels(0, counts=counts)
+    chain = ClassifierChain(events=events).fit(X, Y)
+    rng = np.random.default_rng(1)
+    for order in [np.arange(6), np.arange(6)[::-1], *(rng.permutation(6) for _ in range(3))]:
+        expected = retrained_chain(X, Y, order, events, X)
+        np.testing.assert_array_equal(chain.predict(X, order=order), expected)
+    refit = ClassifierChain(events=events, order=order).fit(X, Y)
+    np.testing.assert_array_equal(refit.predict(X), chain.predict(X, order=order))
+
+
+def chain_terms(seed, n=40, n_labels=5):
+    rng = np.random.default_rng(seed)
+    base = rng.normal(0, 2, size=(n, n_labels))
+    weight = rng.normal(0, 2, size=(n_labels, n_labels))
+    absent = rng.normal(0, 1, size=(n_labels, n_labels))
+    np.fill_diagonal(weight, 0)
+    np.fill_diagonal(absent, 0)
+    return base, weight, absent, rng.permutation(n_labels)
+
+
+def brute_force(base, weight, absent, order):
+    """The chain's joint log-probability of every label vector, by its definition."""
+    n, n_labels = base.shape
+    best = np.full(n, -np.inf)
+    best_vectors = np.zeros((n, n_labels), dtype=int)
+    for vector in itertools.product([0, 1], repeat=n_labels):
+        v = np.array(vector)
+        log_p = np.zeros(n)
+        for position, k in enumerate(order):
+            earlier = order[:position]
+            s = base[:, k] + v[earlier] @ weight[k, earlier] + absent[k, earlier].sum()
+            log_p += np.log(1 / (1 + np.exp(-s))) if v[k] else np.log(1 / (1 + np.exp(s)))
+        better = log_p > best
+        best[better] = log_p[better]
+        best_vectors[better] = v
+    return best_vectors, best
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_and_wide_beam_find_the_most_probable_vector(seed):
+    base, weight, absent, order = chain_terms(seed)
+    expected_vectors, expected = brute_force(base, weight, absent, order)
+    vectors, _, joint = exact_search(base, weight, absent, order)
+    np.testing.assert_allclose(joint, expected, rtol=1e-10)
+    np.testing.assert_array_equal(vectors, expected_vectors)
+    vectors, _, joint = beam_search(base, weight, absent, order, width=32)
+    np.testing.assert_allclose(joint, expected, rtol=1e-10)
+    _, _, greedy = beam_search(base, weight, absent, order, width=1)
+    _, _, narrow = beam_search(base, weight, absent, order, width=3)
+    assert np.all(greedy <= narrow + 1e-12) and np.all(narrow <= joint + 1e-12)
+
+
+def test_greedy_is_the_sign_of_the_conditional_log_odds_and_block_size_is_irrelevant():
+    base, weight, absent, order = chain_terms(9, n=50, n_labels=9)
+    reference = beam_search(base, weight, absent, order, width=1, block=1)
+    labels, conditional, _ = reference
+    np.testing.assert_array_equal(labels, (conditional > 0).astype(int))
+    # the conditional log-odds of each label given the labels decided before it
+    for position, k in enumerate(order):
+        earlier = order[:position]
+        s = base[:, k] + labels[:, earlier] @ weight[k, earlier] + absent[k, earlier].sum()
+        np.testing.assert_allclose(conditional[:, k], s, rtol=1e-12)
+    for width in (1, 4):
+        wide = beam_search(base, weight, absent, order, width=width, block=1)
+        for block in (2, 4, 64):
+            other = beam_search(base, weight, absent, order, width=width, block=block)
+            np.testing.assert_array_equal(other[0], wide[0])
+            np.testing.assert_allclose(other[2], wide[2], rtol=1e-12)
+
+
+def test_exact_refuses_many_labels_and_suggests_beam():
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    Y = (np.random.default_rng(1).random((30, 21)) < 0.5).astype(int)
+    chain = ClassifierChain(inference="exact").fit(X, Y)
+    with pytest.raises(ValueError, match="inference='beam'"):
+        chain.predict(X)
+
+
+def test_constant_labels_and_label_dtypes():
+    X, Y = dependent_labels(2)
+    Y[:, 3] = 0
+    Y[:, 4] = 1
+    expected = ClassifierChain(inference="beam").fit(X, Y).predict(X)
+    assert np.all(expected[:, 3] == 0) and np.all(expected[:, 4] == 1)
+    for variant in (Y.astype(bool), Y.astype(np.uint8), sp.csr_matrix(Y), Y.astype(float)):
+        got = ClassifierChain(inference="beam").fit(X, variant).predict(X)
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_partial_fit_and_merge_equal_fit():
+    X, Y = dependent_labels(3, counts=True)
+    whole = ClassifierChain(events="multinomial", order="random", random_state=0).fit(X, Y)
+    online = ClassifierChain(events="multinomial", order="random", random_state=0)
+    for rows in np.array_split(np.arange(len(X)), 4):
+        online.partial_fit(X[rows], Y[rows])
+    a = ClassifierChain(events="multinomial", order="random", random_state=0).fit(X[:100], Y[:100])
+    b = ClassifierChain(events="multinomial", order="random", random_state=0).fit(X[100:], Y[100:])
+    for model in (online, a.merge(b)):
+        np.testing.assert_array_equal(model.order_, whole.order_)
+        np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), rtol=1e-9)
+
+
+def test_generic_chain_equals_scikit_learn_chain():
+    X, Y = dependent_labels(4)
+    order = [2, 0, 1, 5, 3, 4]
+    ours = ClassifierChain(base_estimator=LogisticRegression(), order=order).fit(X, Y)
+    theirs = SklearnChain(LogisticRegression(), order=order).fit(X, Y)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-7)
+
+
+def test_bad_arguments():
+    X, Y = dependent_labels(5)
+    with pytest.raises(ValueError, match="inference must be one of"):
+        ClassifierChain(inference="viterbi").fit(X, Y)
+    chain = ClassifierChain().fit(X, Y)
+    with pytest.raises(ValueError, match="permutation"):
+        chain.predict(X, order=[0, 1, 2])
+    with pytest.raises(ValueError, match="Y has 5 labels"):
+        chain.partial_fit(X, Y[:, :5])
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        ClassifierChain().fit(X, Y * 2)
+    with pytest.raises(ValueError, match="2-D label-indicator"):
+        ClassifierChain().fit(X, Y[:, 0])
