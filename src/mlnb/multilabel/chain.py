@@ -56,7 +56,7 @@ class ClassifierChain(MultiLabelNB):
     >>> Y = np.array([[1, 0], [1, 0], [0, 1], [1, 1], [1, 1]])
     >>> chain = ClassifierChain(events="multinomial").fit(X, Y)
     >>> chain.predict([[0, 5, 1]], order=[1, 0])
-    array([[1, 1]])
+    array([[0, 1]])
     """
 
     _uses_label_pairs = True
