@@ -4,7 +4,7 @@ Every model is a function of additive sufficient statistics (:mod:`mlnb.stats`),
 log-likelihoods by event models (:mod:`mlnb.events`).
 """
 
-from .multilabel import BinaryRelevance, ClassifierChain
+from .multilabel import BinaryRelevance, ClassifierChain, EnsembleClassifierChains
 from .naive_bayes import (
     BayesianBernoulliNB,
     BayesianGaussianNB,
@@ -24,6 +24,7 @@ __all__ = [
     "BernoulliNB",
     "BinaryRelevance",
     "ClassifierChain",
+    "EnsembleClassifierChains",
     "GaussianNB",
     "MixedNB",
     "MultinomialNB",

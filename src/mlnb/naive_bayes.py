@@ -109,8 +109,16 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         """
         for attribute in ("classes_", "stats_", "params_"):
             self.__dict__.pop(attribute, None)
+        X = self._validate_X(X, reset=True)
         y = self._check_y(X, y)
-        return self.partial_fit(X, y, classes=np.unique(y), sample_weight=sample_weight)
+        self._check_lengths(X, y)
+        classes, index = np.unique(y, return_inverse=True)
+        return self._accumulate(X, index, classes, sample_weight)
+
+    @staticmethod
+    def _check_lengths(X, y):
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
 
     @staticmethod
     def _check_y(X, y):
@@ -160,8 +168,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             raise ValueError("classes must be given on the first call to partial_fit")
         X = self._validate_X(X, reset=first_call)
         y = self._check_y(X, y)
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
+        self._check_lengths(X, y)
         if first_call:
             classes = np.unique(np.asarray(classes))
             check_classification_targets(classes)
@@ -172,13 +179,16 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             )
         else:
             classes = self.classes_
-        index = np.searchsorted(classes, y)
-        index = np.minimum(index, len(classes) - 1)
+        index = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
         unknown = classes[index] != y
         if np.any(unknown):
             raise ValueError(
                 f"y holds classes {np.unique(y[unknown])!r} that are not in classes={classes!r}"
             )
+        return self._accumulate(X, index, classes, sample_weight)
+
+    def _accumulate(self, X, index, classes, sample_weight):
+        """Add validated rows with class indices ``index`` into ``classes``."""
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self._event_model()
         prepared = events.prepare(X, caller=type(self).__name__)
@@ -188,7 +198,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             weight,
             second_moments=events.second_moments,
         )
-        stats = batch if first_call else self.stats_.copy().merge(batch)
+        fitted = hasattr(self, "stats_")
+        stats = self.stats_.copy().merge(batch) if fitted else batch
         self._set_statistics(classes, stats, events)
         return self
 

@@ -395,14 +395,23 @@ class GroupStats:
             new.m2, new.total_m2 = self.m2[:, columns], self.total_m2[columns]
         return new
 
-    def select_groups(self, groups) -> GroupStats:
-        """The statistics of a subset of the groups (a copy; totals unchanged)."""
+    def select_groups(self, groups, *, total_group=None) -> GroupStats:
+        """The statistics of a subset of the groups (a copy).
+
+        With ``total_group``, that group's statistics become the totals: e.g. one member of
+        an ensemble whose rows are a sample, given as an extra group.
+        """
         groups = np.arange(self.n_groups)[groups]
         new = GroupStats(len(groups), self.n_features, second_moments=self.second_moments)
         new.count, new.sums = self.count[groups], self.sums[groups]
-        new.total_count, new.total_sums = self.total_count, self.total_sums.copy()
+        if total_group is None:
+            new.total_count, new.total_sums = self.total_count, self.total_sums.copy()
+        else:
+            new.total_count = float(self.count[total_group])
+            new.total_sums = self.sums[total_group].copy()
         if self.second_moments:
-            new.m2, new.total_m2 = self.m2[groups], self.total_m2.copy()
+            new.m2 = self.m2[groups]
+            new.total_m2 = self.total_m2.copy() if total_group is None else self.m2[total_group]
         return new
 
     def __repr__(self):

@@ -2,5 +2,6 @@
 
 from .binary_relevance import BinaryRelevance
 from .chain import ClassifierChain
+from .ensemble import EnsembleClassifierChains
 
-__all__ = ["BinaryRelevance", "ClassifierChain"]
+__all__ = ["BinaryRelevance", "ClassifierChain", "EnsembleClassifierChains"]

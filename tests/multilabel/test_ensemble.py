@@ -1,0 +1,75 @@
+"""EnsembleClassifierChains: one weighted pass equals K chains fitted on their samples."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.utils import check_random_state
+
+from mlnb import ClassifierChain, EnsembleClassifierChains
+
+from .test_chain import dependent_labels
+
+
+def test_one_chain_on_all_rows_is_a_classifier_chain():
+    X, Y = dependent_labels(0)
+    ensemble = EnsembleClassifierChains(n_chains=1, sample_fraction=1.0, random_state=3)
+    ensemble.fit(X, Y)
+    chain = ClassifierChain(order=ensemble.orders_[0]).fit(X, Y)
+    np.testing.assert_array_equal(ensemble.predict(X), chain.predict(X))
+
+
+@pytest.mark.parametrize("bootstrap", [False, True])
+def test_each_member_equals_a_chain_fitted_on_its_sample(bootstrap):
+    X, Y = dependent_labels(1, counts=True)
+    K, seed = 5, 11
+    ensemble = EnsembleClassifierChains(
+        n_chains=K, events="multinomial", bootstrap=bootstrap, voting="soft", random_state=seed
+    ).fit(X, Y)
+    rng = check_random_state(seed)
+    orders = [rng.permutation(Y.shape[1]) for _ in range(K)]
+    membership = ensemble._sample_weights(len(X), rng, online=False)
+    assert np.allclose(membership.sum(axis=0), round(0.66 * len(X)))
+    members = [
+        ClassifierChain(events="multinomial", order=order).fit(X, Y, sample_weight=membership[:, k])
+        for k, order in enumerate(orders)
+    ]
+    for order, expected in zip(ensemble.orders_, orders, strict=True):
+        np.testing.assert_array_equal(order, expected)
+    expected = np.mean([m.predict_proba(X) for m in members], axis=0)
+    np.testing.assert_allclose(ensemble.predict_proba(X), expected, rtol=1e-9)
+    hard = ensemble.set_params(voting="hard").predict(X)
+    votes = np.mean([m.predict(X) for m in members], axis=0)
+    np.testing.assert_array_equal(hard, (votes > 0.5).astype(int))
+
+
+def test_same_seed_same_ensemble_and_merge_of_partitions():
+    X, Y = dependent_labels(2)
+    a = EnsembleClassifierChains(n_chains=4, random_state=0).fit(X, Y)
+    b = EnsembleClassifierChains(n_chains=4, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    online = EnsembleClassifierChains(n_chains=4, random_state=0)
+    for rows in np.array_split(np.arange(len(X)), 3):
+        online.partial_fit(X[rows], Y[rows])
+    assert online.predict(X).shape == Y.shape
+    first = EnsembleClassifierChains(n_chains=4, random_state=0).partial_fit(X[:150], Y[:150])
+    second = EnsembleClassifierChains(n_chains=4, random_state=0).partial_fit(X[150:], Y[150:])
+    with pytest.raises(ValueError, match="same type and hyper-parameters"):
+        first.merge(EnsembleClassifierChains(n_chains=4, random_state=1).fit(X, Y))
+    merged = first.merge(second)
+    assert merged.feature_stats_.total_count == len(X)
+
+
+def test_generic_base_and_bad_parameters():
+    X, Y = dependent_labels(3)
+    model = EnsembleClassifierChains(
+        n_chains=3, base_estimator=LogisticRegression(), random_state=0
+    )
+    predicted = model.fit(X, Y).predict(X)
+    assert predicted.shape == Y.shape and (predicted == Y).mean() > 0.8
+    for bad, message in [
+        ({"n_chains": 0}, "n_chains"),
+        ({"sample_fraction": 1.5}, "sample_fraction"),
+        ({"voting": "median"}, "voting"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            EnsembleClassifierChains(**bad).fit(X, Y)
