@@ -4,7 +4,13 @@ Every model is a function of additive sufficient statistics (:mod:`mlnb.stats`),
 log-likelihoods by event models (:mod:`mlnb.events`).
 """
 
-from .multilabel import BinaryRelevance, ClassifierChain, EnsembleClassifierChains
+from .multilabel import (
+    BinaryRelevance,
+    ClassifierChain,
+    EnsembleClassifierChains,
+    LabelPowerset,
+    RAkEL,
+)
 from .naive_bayes import (
     BayesianBernoulliNB,
     BayesianGaussianNB,
@@ -26,7 +32,9 @@ __all__ = [
     "ClassifierChain",
     "EnsembleClassifierChains",
     "GaussianNB",
+    "LabelPowerset",
     "MixedNB",
     "MultinomialNB",
+    "RAkEL",
     "__version__",
 ]

@@ -414,6 +414,15 @@ class GroupStats:
             new.total_m2 = self.total_m2.copy() if total_group is None else self.m2[total_group]
         return new
 
+    def add_groups(self, n_new: int) -> GroupStats:
+        """A copy with ``n_new`` empty groups appended (e.g. classes first seen later)."""
+        new = GroupStats(self.n_groups + n_new, self.n_features, second_moments=self.second_moments)
+        new.count[: self.n_groups], new.sums[: self.n_groups] = self.count, self.sums
+        new.total_count, new.total_sums = self.total_count, self.total_sums.copy()
+        if self.second_moments:
+            new.m2[: self.n_groups], new.total_m2 = self.m2, self.total_m2.copy()
+        return new
+
     def __repr__(self):
         return (
             f"GroupStats(n_groups={self.n_groups}, n_features={self.n_features}, "

@@ -3,5 +3,12 @@
 from .binary_relevance import BinaryRelevance
 from .chain import ClassifierChain
 from .ensemble import EnsembleClassifierChains
+from .powerset import LabelPowerset, RAkEL
 
-__all__ = ["BinaryRelevance", "ClassifierChain", "EnsembleClassifierChains"]
+__all__ = [
+    "BinaryRelevance",
+    "ClassifierChain",
+    "EnsembleClassifierChains",
+    "LabelPowerset",
+    "RAkEL",
+]

@@ -1,0 +1,265 @@
+"""Label powerset (LP) and RAkEL (Tsoumakas et al. 2011).
+
+LP treats each distinct label set as one class of a multi-class classifier. RAkEL trains LP
+on random k-label subsets: overlapping subsets whose votes are averaged per label and
+thresholded (RAkEL-o, the default: k = 3, m = 10 as in the NaiBX paper's comparison), or a
+partition of the labels into disjoint subsets (RAkEL-d). The Naive Bayes path keeps one
+:class:`~mlnb.stats.GroupStats` per subset over its label-set classes; classes first seen
+in a later ``partial_fit`` batch are appended.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from ..events import make_event_model
+from ..naive_bayes import one_hot
+from ..stats import GroupStats
+from ._labels import check_label_matrix
+
+__all__ = ["RAkEL", "LabelPowerset"]
+
+
+def _encode(Y_subset, known):
+    """Class index of every row's label set; ``known`` (list of tuples) grows in place."""
+    sets, inverse = np.unique(Y_subset.astype(np.int8), axis=0, return_inverse=True)
+    lookup = {label_set: i for i, label_set in enumerate(known)}
+    mapping = np.empty(len(sets), dtype=np.intp)
+    for i, row in enumerate(map(tuple, sets)):  # a loop over distinct label sets
+        if row not in lookup:
+            lookup[row] = len(known)
+            known.append(row)
+        mapping[i] = lookup[row]
+    return mapping[inverse.ravel()]
+
+
+class _PowersetEnsemble(ClassifierMixin, BaseEstimator):
+    """Label-powerset classifiers on subsets of the labels, votes averaged per label."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        tags.classifier_tags.multi_label = True
+        return tags
+
+    def _subsets(self, n_labels, rng):
+        raise NotImplementedError
+
+    def fit(self, X, Y, sample_weight=None):
+        """Fit one label-powerset classifier per label subset."""
+        for attribute in ("subsets_", "stats_", "label_sets_", "estimators_"):
+            self.__dict__.pop(attribute, None)
+        if self.base_estimator is None:
+            return self.partial_fit(X, Y, sample_weight)
+        X = validate_data(self, X, accept_sparse="csr", reset=True)
+        Y = check_label_matrix(Y, X.shape[0])
+        self.n_labels_ = Y.shape[1]
+        self.subsets_ = self._subsets(self.n_labels_, check_random_state(self.random_state))
+        self.label_sets_, self.estimators_ = [], []
+        fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
+        for subset in self.subsets_:
+            known = []
+            classes = _encode(Y[:, subset], known)
+            self.label_sets_.append(np.array(known, dtype=int).reshape(len(known), len(subset)))
+            model = clone(self.base_estimator)
+            self.estimators_.append(
+                classes[0] if len(known) == 1 else model.fit(X, classes, **fit_kwargs)
+            )
+        return self
+
+    def partial_fit(self, X, Y, sample_weight=None):
+        """Add a batch of rows (NB path); new label sets become new classes."""
+        if self.base_estimator is not None:
+            raise ValueError("partial_fit is available on the Naive Bayes path only")
+        snapshot = dict(self.__dict__)
+        try:
+            return self._partial_fit(X, Y, sample_weight)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(snapshot)
+            raise
+
+    def _partial_fit(self, X, Y, sample_weight):
+        first_call = not hasattr(self, "stats_")
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64, reset=first_call, ensure_all_finite=True
+        )
+        Y = check_label_matrix(Y, X.shape[0], n_labels=None if first_call else self.n_labels_)
+        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        events = make_event_model(self.events)
+        prepared = events.prepare(X, caller=type(self).__name__)
+        if first_call:
+            subsets = self._subsets(Y.shape[1], check_random_state(self.random_state))
+            old_stats, old_sets = [None] * len(subsets), [[] for _ in subsets]
+        else:
+            subsets = self.subsets_
+            old_stats, old_sets = self.stats_, [list(map(tuple, s)) for s in self.label_sets_]
+        stats, label_sets = [], []
+        for subset, previous, known in zip(subsets, old_stats, old_sets, strict=True):
+            n_known = len(known)
+            classes = _encode(Y[:, subset], known)
+            batch = GroupStats.from_data(
+                prepared, one_hot(classes, len(known)), weight, second_moments=events.second_moments
+            )
+            stats.append(
+                batch
+                if previous is None
+                else previous.add_groups(len(known) - n_known).merge(batch)
+            )
+            label_sets.append(np.array(known, dtype=int).reshape(len(known), len(subset)))
+        self.events_, self.subsets_, self.stats_, self.label_sets_ = (
+            events,
+            subsets,
+            stats,
+            label_sets,
+        )
+        self.n_labels_ = Y.shape[1]
+        self._params = [events.estimate(s) for s in stats]
+        self._log_priors = [self._log_prior(s.count) for s in stats]
+        return self
+
+    def _log_prior(self, count):
+        alpha = float(self.prior_alpha)
+        if not np.isfinite(alpha) or alpha < 0:
+            raise ValueError(f"prior_alpha must be >= 0; got {alpha}")
+        with np.errstate(divide="ignore"):
+            return np.log(count + alpha) - np.log(count.sum() + len(count) * alpha)
+
+    def _subset_marginals(self, X):
+        """Per subset: (labels of the subset, P(label = 1 | x) for them, predicted 0/1)."""
+        check_is_fitted(self, "subsets_")
+        if self.base_estimator is None:
+            X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+            prepared = self.events_.prepare(X, caller=type(self).__name__)
+            for subset, params, prior, sets in zip(
+                self.subsets_, self._params, self._log_priors, self.label_sets_, strict=True
+            ):
+                joint = self.events_._log_likelihood(params, prepared) + prior
+                posterior = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+                yield subset, posterior @ sets, sets[np.argmax(joint, axis=1)]
+            return
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        for subset, model, sets in zip(
+            self.subsets_, self.estimators_, self.label_sets_, strict=True
+        ):
+            if not hasattr(model, "predict"):
+                predicted = np.repeat(sets[[0]], X.shape[0], axis=0)
+                yield subset, predicted.astype(float), predicted
+                continue
+            predicted = sets[model.predict(X)]
+            if hasattr(model, "predict_proba"):
+                marginal = model.predict_proba(X) @ sets[model.classes_]
+            else:
+                marginal = predicted.astype(float)
+            yield subset, marginal, predicted
+
+    def _votes(self, X, *, use_probabilities):
+        total = votes = None
+        for subset, marginal, predicted in self._subset_marginals(X):
+            if total is None:
+                total = np.zeros((marginal.shape[0], self.n_labels_))
+                votes = np.zeros(self.n_labels_)
+            total[:, subset] += marginal if use_probabilities else predicted
+            votes[subset] += 1
+        with np.errstate(invalid="ignore"):
+            return total / votes
+
+    def predict_proba(self, X):
+        """Per label, the mean over the subsets holding it of ``P(label = 1 | x)``."""
+        return np.nan_to_num(self._votes(X, use_probabilities=True), nan=0.0)
+
+    def predict(self, X):
+        """Per label, the mean of the subsets' 0/1 votes above the threshold."""
+        votes = self._votes(X, use_probabilities=False)
+        return (np.nan_to_num(votes, nan=0.0) > self.threshold).astype(int)
+
+
+class LabelPowerset(_PowersetEnsemble):
+    """Label powerset: every distinct label set is a class.
+
+    Parameters
+    ----------
+    events : str or event model, default="gaussian"
+    prior_alpha : float, default=0.0
+        Pseudo-count of each label-set class in the class prior.
+    base_estimator : classifier or None, default=None
+        Any multi-class classifier instead of the Naive Bayes path.
+    """
+
+    threshold = 0.5
+    random_state = None
+
+    def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None):
+        self.events = events
+        self.prior_alpha = prior_alpha
+        self.base_estimator = base_estimator
+
+    def _subsets(self, n_labels, rng):
+        return [np.arange(n_labels)]
+
+
+class RAkEL(_PowersetEnsemble):
+    """RAndom k-labELsets: label powerset on random label subsets.
+
+    Parameters
+    ----------
+    k : int, default=3
+        Labels per subset.
+    n_subsets : int, default=10
+        Number of subsets m (RAkEL-o); ignored by RAkEL-d, which uses ceil(L / k).
+    mode : {"overlapping", "disjoint"}, default="overlapping"
+    threshold : float, default=0.5
+        A label is predicted when the mean of its subsets' votes exceeds it.
+    events, prior_alpha, base_estimator
+        As in :class:`LabelPowerset`.
+    random_state : int, RandomState or None, default=None
+    """
+
+    def __init__(
+        self,
+        *,
+        k=3,
+        n_subsets=10,
+        mode="overlapping",
+        threshold=0.5,
+        events="gaussian",
+        prior_alpha=0.0,
+        base_estimator=None,
+        random_state=None,
+    ):
+        self.k = k
+        self.n_subsets = n_subsets
+        self.mode = mode
+        self.threshold = threshold
+        self.events = events
+        self.prior_alpha = prior_alpha
+        self.base_estimator = base_estimator
+        self.random_state = random_state
+
+    def _subsets(self, n_labels, rng):
+        k = int(self.k)
+        if not 1 <= k:
+            raise ValueError(f"k must be >= 1; got {self.k}")
+        k = min(k, n_labels)
+        if self.mode == "disjoint":
+            return np.array_split(rng.permutation(n_labels), int(np.ceil(n_labels / k)))
+        if self.mode != "overlapping":
+            raise ValueError(f'mode must be "overlapping" or "disjoint"; got {self.mode!r}')
+        m = int(self.n_subsets)
+        if m < 1:
+            raise ValueError(f"n_subsets must be >= 1; got {self.n_subsets}")
+        subsets, seen = [], set()
+        for _ in range(100 * m):  # draw distinct subsets (fewer exist when L is small)
+            subset = tuple(sorted(rng.choice(n_labels, k, replace=False)))
+            if subset not in seen:
+                seen.add(subset)
+                subsets.append(np.array(subset))
+            if len(subsets) == m:
+                break
+        return subsets

@@ -1,0 +1,69 @@
+"""LabelPowerset and RAkEL."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from mlnb import LabelPowerset, MultinomialNB, RAkEL
+
+from .test_chain import dependent_labels
+
+
+def test_label_powerset_is_multiclass_nb_on_label_sets():
+    X, Y = dependent_labels(0, counts=True)
+    sets, classes = np.unique(Y, axis=0, return_inverse=True)
+    expected = sets[MultinomialNB().fit(X, classes.ravel()).predict(X)]
+    model = LabelPowerset(events="multinomial").fit(X, Y)
+    np.testing.assert_array_equal(model.predict(X), expected)
+    posterior = MultinomialNB().fit(X, classes.ravel()).predict_proba(X)
+    np.testing.assert_allclose(model.predict_proba(X), posterior @ sets, rtol=1e-9)
+
+
+def test_partial_fit_with_label_sets_first_seen_later_equals_fit():
+    X, Y = dependent_labels(1, counts=True)
+    order = np.argsort(Y.sum(axis=1), kind="stable")  # small label sets first
+    X, Y = X[order], Y[order]
+    whole = LabelPowerset(events="multinomial").fit(X, Y)
+    online = LabelPowerset(events="multinomial")
+    for rows in np.array_split(np.arange(len(X)), 5):
+        online.partial_fit(X[rows], Y[rows])
+    np.testing.assert_array_equal(online.predict(X), whole.predict(X))
+    np.testing.assert_allclose(online.predict_proba(X), whole.predict_proba(X), rtol=1e-9)
+
+
+def test_rakel_disjoint_with_all_labels_is_label_powerset_and_subsets_are_valid():
+    X, Y = dependent_labels(2)
+    lp = LabelPowerset().fit(X, Y).predict(X)
+    np.testing.assert_array_equal(RAkEL(k=6, mode="disjoint").fit(X, Y).predict(X), lp)
+    disjoint = RAkEL(k=4, mode="disjoint", random_state=0).fit(X, Y)
+    assert sorted(np.concatenate(disjoint.subsets_)) == list(range(6))
+    overlapping = RAkEL(k=3, n_subsets=10, random_state=0).fit(X, Y)
+    subsets = {tuple(s) for s in overlapping.subsets_}
+    assert len(subsets) == 10 and all(len(s) == 3 for s in subsets)
+    again = RAkEL(k=3, n_subsets=10, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(again.predict(X), overlapping.predict(X))
+    assert (overlapping.predict(X) == Y).mean() > 0.75
+
+
+def test_rakel_votes_by_hand():
+    # two subsets {0, 1} and {1, 2}: label 1 gets the mean of two votes
+    X, Y = dependent_labels(3, n_labels=3)
+    model = RAkEL(k=2, n_subsets=3, random_state=0).fit(X, Y)
+    per_subset = list(model._subset_marginals(X))
+    votes = np.zeros(Y.shape)
+    counts = np.zeros(3)
+    for subset, _, predicted in per_subset:
+        votes[:, subset] += predicted
+        counts[subset] += 1
+    np.testing.assert_array_equal(model.predict(X), (votes / counts > 0.5).astype(int))
+
+
+def test_generic_base_and_bad_parameters():
+    X, Y = dependent_labels(4)
+    model = RAkEL(base_estimator=LogisticRegression(max_iter=1000), random_state=0).fit(X, Y)
+    assert (model.predict(X) == Y).mean() > 0.8
+    assert np.all((model.predict_proba(X) >= 0) & (model.predict_proba(X) <= 1))
+    with pytest.raises(ValueError, match="mode"):
+        RAkEL(mode="nested").fit(X, Y)
+    with pytest.raises(ValueError, match="k must be"):
+        RAkEL(k=0).fit(X, Y)
