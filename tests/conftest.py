@@ -1,0 +1,29 @@
+"""Shared fixtures: the benchmark data in ../shared/data, loaded once per session."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@cache
+def _load(name, split):
+    from mlnb.datasets import load_dataset
+
+    return load_dataset(name, DATA, split=split)
+
+
+@pytest.fixture(scope="session")
+def shared_dataset():
+    """``shared_dataset(name, split="train")``: a data set of ../shared/data, or a skip."""
+
+    def get(name, split="train"):
+        if not (DATA / "MANIFEST.tsv").is_file():
+            pytest.skip(f"benchmark data not found at {DATA} (../shared/data beside the repo)")
+        return _load(name, split)
+
+    return get
