@@ -1,0 +1,101 @@
+"""The data-set container returned by the loaders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A multi-label data set: features, label indicator matrix and names.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, d) float64, or scipy.sparse CSR matrix
+        Features. Sparse ARFF rows give CSR, dense rows a dense array. Nominal features
+        hold the index of their value in the attribute's declaration (see ``categories``).
+    Y : ndarray of shape (n, L), uint8
+        Label indicator matrix (0/1).
+    feature_names, label_names : list of str
+        Column names of ``X`` and ``Y``.
+    name : str
+        Data-set name (file stem, or the registry name).
+    dropped : tuple of str
+        Attributes that are not features (identifiers, string and date attributes).
+    categories : dict
+        Feature name -> declared values, for the nominal features (ordinal coded).
+    relation : str
+        The ARFF relation name.
+    """
+
+    X: np.ndarray | sp.csr_matrix
+    Y: np.ndarray
+    feature_names: list[str]
+    label_names: list[str]
+    name: str = ""
+    dropped: tuple[str, ...] = ()
+    categories: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    relation: str = ""
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.Y.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.Y.shape[1])
+
+    @property
+    def is_sparse(self) -> bool:
+        return sp.issparse(self.X)
+
+    def __len__(self) -> int:
+        return self.n_samples
+
+    def __repr__(self) -> str:
+        kind = "sparse" if self.is_sparse else "dense"
+        return (
+            f"Dataset(name={self.name!r}, n_samples={self.n_samples}, "
+            f"n_features={self.n_features}, n_labels={self.n_labels}, {kind})"
+        )
+
+    def subset(self, rows, *, name: str | None = None) -> Dataset:
+        """Return the data set restricted to ``rows`` (indices, slice or boolean mask)."""
+        if isinstance(rows, slice):
+            rows = np.arange(self.n_samples)[rows]
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.flatnonzero(rows)
+        return replace(self, X=self.X[rows], Y=self.Y[rows], name=name or self.name)
+
+
+class TrainTest(NamedTuple):
+    """A provided train/test split of data sets (or text corpora).
+
+    ``train, test = load_dataset("emotions")``; also ``pair.train``, ``pair.test``.
+    """
+
+    train: Dataset
+    test: Dataset
+
+
+def concatenate(parts: list[Dataset], *, name: str) -> Dataset:
+    """Stack data sets with the same columns row-wise (e.g. a train and a test file)."""
+    first = parts[0]
+    for p in parts[1:]:
+        if p.feature_names != first.feature_names or p.label_names != first.label_names:
+            raise ValueError(f"cannot concatenate {p.name!r} to {first.name!r}: columns differ")
+    if any(p.is_sparse for p in parts):
+        X = sp.vstack([sp.csr_matrix(p.X) for p in parts], format="csr")
+    else:
+        X = np.vstack([p.X for p in parts])
+    Y = np.vstack([p.Y for p in parts])
+    return replace(first, X=X, Y=Y, name=name)

@@ -1,0 +1,196 @@
+"""Benchmark data sets by name, from a local data directory (see ../shared/data/MANIFEST.tsv).
+
+The directory is, in order: ``data_dir``, ``$MLNB_DATA``, then ``shared/data`` beside the
+repository (found from this file, then from the current working directory and its
+parent). Inside it a set lives in ``multilabel/<name>/`` (or ``multitarget/``), or directly
+in ``<name>/``.
+
+Split convention: `load_dataset` returns a `TrainTest` ``(train, test)`` when the data set
+comes with a train/test split (separate files, or MEKA's ``-split-number N`` meaning the
+first N rows are the training set) and a `Dataset` otherwise. ``split="full"`` always
+gives one `Dataset` (the union file, or train followed by test when there is none),
+``"train"``/``"test"`` one part, ``"train_test"`` always the pair.
+
+Specials: ``scene`` has only train/test files (its full set is their concatenation);
+``miml_image`` is multi-instance, each bag of 9 instances becomes the mean and the max of
+its 15 features (30 features), its ``id`` attribute is dropped as an identifier; ``sf2``
+is multi-target (three counts), binarised as ``target > 0``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._arff import load_arff
+from ._dataset import Dataset, TrainTest, concatenate
+
+__all__ = ["data_home", "list_datasets", "load_dataset"]
+
+
+@dataclass(frozen=True)
+class _Entry:
+    folder: str
+    full: str | None
+    train: str | None = None
+    test: str | None = None
+    options: dict = field(default_factory=dict)
+
+
+def _mulan(name: str, ext: str = ".arff", train_ext=None, test_ext=None) -> _Entry:
+    return _Entry(
+        f"multilabel/{name}",
+        f"{name}{ext}",
+        f"{name}-train{train_ext or ext}",
+        f"{name}-test{test_ext or ext}",
+    )
+
+
+def _single(name: str, file: str, category: str = "multilabel", **options) -> _Entry:
+    return _Entry(f"{category}/{name}", file, options=options)
+
+
+_REGISTRY: dict[str, _Entry] = {
+    "bibtex": _mulan("bibtex", ".arff.gz"),
+    "delicious": _mulan("delicious", ".arff.gz", test_ext=".arff"),
+    "emotions": _mulan("emotions"),
+    "enron": _mulan("enron"),
+    "medical": _mulan("medical"),
+    "scene": _Entry("multilabel/scene", None, "scene-train.arff.gz", "scene-test.arff.gz"),
+    "tmc2007": _Entry(
+        "multilabel/tmc2007",
+        "tmc2007-500.arff.gz",
+        "tmc2007-500-train.arff.gz",
+        "tmc2007-500-test.arff.gz",
+    ),
+    "yeast": _mulan("yeast", ".arff.gz", test_ext=".arff"),
+    "meka_enron": _single("meka_enron", "Enron.arff.bz2"),
+    "meka_imdb": _single("meka_imdb", "Imdb.arff.bz2"),
+    "meka_music": _Entry(
+        "multilabel/meka_music", "Music.arff", "Music-train.arff", "Music-test.arff"
+    ),
+    "meka_scene": _single("meka_scene", "Scene.arff.bz2"),
+    "meka_yeast": _single("meka_yeast", "Yeast.arff.bz2"),
+    "plantpseaac": _single("plantpseaac", "PlantPseAAC.arff.gz"),
+    "ohsumed": _single("ohsumed", "OHSUMED-F.arff.gz"),
+    "stackex_chess": _single("stackex_chess", "Stackex_chess.arff.gz"),
+    "reutersk500": _single("reutersk500", "REUTERS-K500-EX2.arff"),
+    "ng20": _single("ng20", "20NG.arff.gz"),
+    **{
+        f"yahoo_{t}": _single(f"yahoo_{t}", f"yahoo_{t}.arff.gz")
+        for t in ("arts", "business", "education", "health", "reference")
+    },
+    **{f"rcv1sub{i}": _single(f"rcv1sub{i}", f"rcv1sub{i}.arff.gz") for i in range(1, 5)},
+    "stackex_chemistry": _single("stackex_chemistry", "stackex_chemistry.arff"),
+    "stackex_cooking": _single("stackex_cooking", "stackex_cooking.arff.gz"),
+    "stackex_cs": _single("stackex_cs", "stackex_cs.arff.gz"),
+    "langlog": _single("langlog", "langlog.arff.gz"),
+    "miml_image": _single("miml_image", "miml_03_data.arff.gz"),
+    "sf2": _single("sf2", "sf2.arff", "multitarget", labels=-3, label_threshold=0),
+}
+_ALIASES = {"tmc2007-500": "tmc2007", "20ng": "ng20", "llog": "langlog", "music": "meka_music"}
+_SPLITS = (None, "full", "train", "test", "train_test")
+
+
+def list_datasets() -> list[str]:
+    """Names accepted by `load_dataset`."""
+    return sorted(_REGISTRY)
+
+
+def _repo_candidates() -> list[Path]:
+    here = Path(__file__).resolve()
+    cwd = Path.cwd()
+    roots = [here.parents[3], cwd, cwd.parent] if len(here.parents) > 3 else [cwd, cwd.parent]
+    out = []
+    for root in roots:
+        for c in (root.parent / "shared" / "data", root / "shared" / "data"):
+            if c not in out:
+                out.append(c)
+    return out
+
+
+def data_home(data_dir=None) -> Path:
+    """The data directory: ``data_dir``, ``$MLNB_DATA`` or ``shared/data`` beside the repo."""
+    if data_dir is not None:
+        path = Path(data_dir)
+        if not path.is_dir():
+            raise FileNotFoundError(f"data_dir={str(data_dir)!r} is not a directory")
+        return path
+    env = os.environ.get("MLNB_DATA")
+    if env:
+        path = Path(env)
+        if not path.is_dir():
+            raise FileNotFoundError(f"MLNB_DATA={env!r} is not a directory")
+        return path
+    tried = _repo_candidates()
+    for c in tried:
+        if c.is_dir():
+            return c
+    raise FileNotFoundError(
+        "no data directory: pass data_dir=, set MLNB_DATA, or put the data in "
+        f"shared/data beside the repository (looked in {', '.join(map(str, tried))})"
+    )
+
+
+def _folder(root: Path, entry: _Entry, name: str) -> Path:
+    for c in (root / entry.folder, root / Path(entry.folder).name):
+        if c.is_dir():
+            return c
+    raise FileNotFoundError(f"data set {name!r}: folder {entry.folder!r} not found under {root}")
+
+
+def load_dataset(name: str, data_dir=None, *, split: str | None = None, sparse=None):
+    """Load a benchmark data set by its MANIFEST name (``"emotions"``, ``"bibtex"``, ...).
+
+    Parameters
+    ----------
+    name : str
+        See `list_datasets`; case-insensitive; aliases ``tmc2007-500``, ``20ng``, ``llog``.
+    data_dir : str or Path, optional
+        The data directory; default ``$MLNB_DATA`` or ``shared/data`` beside the repo.
+    split : {None, "full", "train", "test", "train_test"}
+        None: ``TrainTest(train, test)`` if the set has a provided split, else the full
+        `Dataset`. The other values always return the named part (see module docstring).
+    sparse : bool or None
+        Passed to `load_arff`.
+
+    Returns
+    -------
+    Dataset or TrainTest
+    """
+    key = name.lower()
+    key = _ALIASES.get(key, key)
+    if key not in _REGISTRY:
+        raise ValueError(f"name: unknown data set {name!r}; known: {', '.join(list_datasets())}")
+    if split not in _SPLITS:
+        raise ValueError(f"split: expected one of {_SPLITS}, got {split!r}")
+    entry = _REGISTRY[key]
+    folder = _folder(data_home(data_dir), entry, key)
+
+    def load(file: str, part: str) -> Dataset:
+        return load_arff(folder / file, name=part, sparse=sparse, **entry.options)
+
+    if entry.train is not None:
+        if split in ("train", "test"):
+            return load(getattr(entry, split), f"{key}-{split}")
+        if split == "full":
+            if entry.full is not None:
+                return load(entry.full, key)
+            parts = [load(entry.train, f"{key}-train"), load(entry.test, f"{key}-test")]
+            return concatenate(parts, name=key)
+        return TrainTest(load(entry.train, f"{key}-train"), load(entry.test, f"{key}-test"))
+    full = load(entry.full, key)
+    m = re.search(r"-split-number\s+(\d+)", full.relation)
+    has_split = m is not None
+    if split == "full" or (split is None and not has_split):
+        return full
+    if not has_split:
+        raise ValueError(f"split={split!r}: data set {key!r} has no provided train/test split")
+    n_train = int(m.group(1))
+    pair = TrainTest(
+        full.subset(slice(0, n_train), name=f"{key}-train"),
+        full.subset(slice(n_train, None), name=f"{key}-test"),
+    )
+    return pair if split in (None, "train_test") else getattr(pair, split)
