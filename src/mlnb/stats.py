@@ -38,19 +38,37 @@ def _as_dense(matrix) -> np.ndarray:
     return np.asarray(matrix)
 
 
-# Largest dense copy of a sparse grouping matrix (entries) made to speed up sparse products.
-_DENSE_G_LIMIT = 1 << 24
+# A dense grouping matrix with at most this share of non-zeros is multiplied as CSR.
+_SPARSE_DENSITY = 0.25
 
 
 def _product_T(G, X) -> np.ndarray:
-    """``G.T @ X`` as a dense array, computed as ``(X.T @ G).T`` when X is sparse and G dense.
+    """``G.T @ X`` as a dense array, in the fastest form scipy offers for each pairing.
 
-    scipy multiplies a CSC matrix (the free transpose of CSR ``X``) by a dense block without
-    converting formats; ``dense.T @ csr`` would convert X first.
+    A CSR ``G.T`` times X needs no conversion of X (measured on 20 Newsgroups counts with
+    one-hot classes: 15 ms against 26 ms for scikit-learn's dense ``Y.T @ X``); a dense G
+    times sparse X is computed as ``(X.T @ G).T``, a CSC matrix times a dense block.
     """
-    if sp.issparse(X) and not sp.issparse(G):
+    if sp.issparse(G):
+        return _as_dense(sp.csr_matrix(G.T) @ X)
+    if sp.issparse(X):
         return _as_dense(X.T @ G).T
-    return _as_dense(G.T @ X)
+    return G.T @ X
+
+
+def _as_grouping(G):
+    """G as float64: CSR when sparse or mostly zeros (one-hot classes, labels), else dense."""
+    if sp.issparse(G):
+        return sp.csr_matrix(G, dtype=np.float64)
+    G = np.asarray(G, dtype=np.float64)
+    if G.size and np.count_nonzero(G) <= _SPARSE_DENSITY * G.size:
+        return sp.csr_matrix(G)
+    return G
+
+
+def _m2_from_raw(raw_squares, count, offset):
+    """Centred second moments from sums of squares about a centre: raw - n * offset**2."""
+    return np.maximum(raw_squares - count * offset**2, 0.0)
 
 
 def _is_partition(G) -> bool:
@@ -227,57 +245,48 @@ class GroupStats:
             )
         if X.shape[1] != self.n_features:
             raise ValueError(f"X has {X.shape[1]} features; expected {self.n_features}")
-        w = np.ones(n_samples) if sample_weight is None else np.asarray(sample_weight, float)
-        partition = _is_partition(G)
-        if sp.issparse(G) and not (sp.issparse(X) and G.shape[0] * G.shape[1] <= _DENSE_G_LIMIT):
-            weighted_G = sp.csr_matrix(G.multiply(w[:, None]))
-        else:
-            # With sparse X, a dense G lets scipy compute (X.T @ G).T without converting X.
-            weighted_G = _as_dense(G).astype(float, copy=False) * w[:, None]
-        if not partition:
-            # One more column, the weights, gives the totals in the same products.
-            stack = sp.hstack if sp.issparse(weighted_G) else np.hstack
-            weighted_G = stack([weighted_G, w[:, None]])
-            if sp.issparse(weighted_G):
-                weighted_G = weighted_G.tocsr()
-        count = _as_dense(weighted_G.sum(axis=0)).ravel()
-        sums = _product_T(weighted_G, X)
-        squares, centred_on_groups = None, False
-        if self.second_moments and sp.issparse(X):
-            # Raw sums of squares (centre 0): centring would densify sparse X.
-            centre = np.zeros((1, self.n_features))
-            squares = _product_T(weighted_G, X.multiply(X))
-        elif self.second_moments:
-            # Two passes: centre each row on its group's mean when the groups partition the
-            # rows (exact zeros for a feature constant within a group), else on the overall
-            # batch mean (the shifted-data formula).
-            centred_on_groups = partition
-            if partition:
-                centre, row_centre = _safe_divide(sums, count[:, None]), _group_of_rows(G)
-            else:
-                centre = _safe_divide(sums[-1:], count[-1])
-                row_centre = np.zeros(n_samples, dtype=np.intp)
-            squares = _centred_squares(X, weighted_G, centre, row_centre)
-
+        weighted = sample_weight is not None
+        w = np.asarray(sample_weight, float) if weighted else np.ones(n_samples)
+        groups = _as_grouping(G)
+        partition = _is_partition(groups)
+        if weighted:
+            groups = (
+                sp.csr_matrix(groups.multiply(w[:, None]))
+                if sp.issparse(groups)
+                else groups * w[:, None]
+            )
         batch = GroupStats(0, 0, second_moments=self.second_moments)  # filled in below
         batch.n_groups, batch.n_features = self.n_groups, self.n_features
-        groups = slice(0, self.n_groups)
-        batch.count, batch.sums = count[groups], sums[groups]
+        batch.count = _as_dense(groups.sum(axis=0)).ravel()
+        batch.sums = _product_T(groups, X)
         batch.total_count = float(w.sum())
-        if self.second_moments:
-            offset = 0.0 if centred_on_groups else batch.mean - centre
-            batch.m2 = np.maximum(squares[groups] - batch.count[:, None] * offset**2, 0.0)
-        if partition:
-            # Every row in exactly one group: the totals follow from the groups.
-            batch.total_sums = batch.sums.sum(axis=0)
-            if self.second_moments:
-                spread = batch.count[:, None] * (batch.mean - batch.total_mean) ** 2
-                batch.total_m2 = (batch.m2 + spread).sum(axis=0)
+        # Every row in exactly one group: the totals follow from the groups.
+        batch.total_sums = (
+            batch.sums.sum(axis=0) if partition else _product_T(w[:, None], X).ravel()
+        )
+        if not self.second_moments:
+            return batch
+        if sp.issparse(X):
+            # Raw sums of squares (centre 0): centring would densify sparse X.
+            squares = X.multiply(X)
+            batch.m2 = _m2_from_raw(_product_T(groups, squares), batch.count[:, None], batch.mean)
+            if not partition:
+                batch.total_m2 = _m2_from_raw(
+                    _product_T(w[:, None], squares).ravel(), batch.total_count, batch.total_mean
+                )
+        elif partition:
+            # Two passes, each row centred on its group's mean: exact zeros for a feature
+            # constant within a group.
+            batch.m2 = _centred_squares(X, groups, batch.mean, _group_of_rows(groups))
         else:
-            batch.total_sums = sums[-1]
-            if self.second_moments:
-                total_offset = batch.total_mean - centre[0]
-                batch.total_m2 = np.maximum(squares[-1] - batch.total_count * total_offset**2, 0.0)
+            # Overlapping groups: centre on the overall batch mean (shifted-data formula).
+            centre, no_group = batch.total_mean[None, :], np.zeros(n_samples, dtype=np.intp)
+            squares = _centred_squares(X, groups, centre, no_group)
+            batch.m2 = _m2_from_raw(squares, batch.count[:, None], batch.mean - centre)
+            batch.total_m2 = _centred_squares(X, w[:, None], centre, no_group).ravel()
+        if partition:
+            spread = batch.count[:, None] * (batch.mean - batch.total_mean) ** 2
+            batch.total_m2 = (batch.m2 + spread).sum(axis=0)
         return batch
 
     # ------------------------------------------------------------------ algebra

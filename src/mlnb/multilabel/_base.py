@@ -72,7 +72,9 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
     def _partial_fit(self, X, Y, sample_weight):
         first_call = not hasattr(self, "feature_stats_")
         X = self._validate_X(X, reset=first_call)
-        Y = check_label_matrix(Y, X.shape[0], n_labels=None if first_call else self.n_labels_)
+        Y = check_label_matrix(
+            Y, X.shape[0], n_labels=None if first_call else self.n_labels_, sparse=True
+        )
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self._event_model()
         prepared = events.prepare(X, caller=type(self).__name__)

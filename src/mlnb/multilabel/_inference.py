@@ -20,13 +20,25 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MAX_EXACT_LABELS", "beam_search", "exact_search"]
+__all__ = [
+    "MAX_EXACT_LABELS",
+    "beam_search",
+    "exact_search",
+    "greedy_search",
+    "joint_log_proba",
+]
 
 MAX_EXACT_LABELS = 20
 
 
 def _log_sigmoid(x):
-    return -np.logaddexp(0.0, -x)
+    """``log(1 / (1 + exp(-x)))`` without overflow."""
+    return np.minimum(x, 0.0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def joint_log_proba(labels, conditional_log_odds):
+    """Log of the chain's probability of ``labels``: ``sum_k log sigmoid(+-s_k)``."""
+    return _log_sigmoid((2.0 * labels - 1.0) * conditional_log_odds).sum(axis=1)
 
 
 def _take(array, index):
@@ -55,11 +67,11 @@ def beam_search(base, weight, absent, order, *, width=1, block=32):
     labels : ndarray of shape (n_samples, n_labels), int
     conditional_log_odds : ndarray of shape (n_samples, n_labels)
         ``s_k`` of each label along the returned vector.
-    joint_log_proba : ndarray of shape (n_samples,)
-        Log of the chain's probability of the returned vector.
     """
     if int(width) < 1:
         raise ValueError(f"beam width must be >= 1; got {width}")
+    if int(width) == 1:
+        return greedy_search(base, weight, absent, order, block=block)
     n_samples, n_labels = base.shape
     labels = np.zeros((n_samples, 1, n_labels), dtype=np.int8)
     conditional = np.zeros((n_samples, 1, n_labels))
@@ -86,25 +98,65 @@ def beam_search(base, weight, absent, order, *, width=1, block=32):
             index = np.argsort(-candidates, axis=1, kind="stable")[:, :kept]
             parent, value = index % n_hyp, index // n_hyp
             log_proba = np.take_along_axis(candidates, index, axis=1)
-            origin = np.take_along_axis(origin, parent, axis=1)
-            local = _take(local, parent)
+            if n_hyp > 1 or kept > 1:  # reorder the hypotheses (the greedy chain never does)
+                origin = np.take_along_axis(origin, parent, axis=1)
+                local = _take(local, parent)
+                local_conditional = _take(local_conditional, parent)
+                scores = _take(scores, parent)
+                step = np.take_along_axis(step, parent, axis=1)
             local[:, :, i] = value
-            local_conditional = _take(local_conditional, parent)
-            local_conditional[:, :, i] = np.take_along_axis(step, parent, axis=1)
-            scores = _take(scores, parent)
+            local_conditional[:, :, i] = step
             later = members[i + 1 :]
             if len(later):
                 scores[:, :, i + 1 :] += value[:, :, None] * weight[later, label]
                 scores[:, :, i + 1 :] += absent[later, label]
             n_hyp = kept
-        labels = _take(labels, origin)
+        if labels.shape[1] > 1 or n_hyp > 1:
+            labels = _take(labels, origin)
+            conditional = _take(conditional, origin)
         labels[:, :, members] = local
-        conditional = _take(conditional, origin)
         conditional[:, :, members] = local_conditional
         decided = np.concatenate([decided, members])
     best = np.argmax(log_proba, axis=1)
     rows = np.arange(n_samples)
-    return labels[rows, best].astype(int), conditional[rows, best], log_proba[rows, best]
+    return labels[rows, best].astype(int), conditional[rows, best]
+
+
+def greedy_search(base, weight, absent, order, *, block=32):
+    """The classic greedy chain: each label decided by the sign of its log-odds.
+
+    Same contract as :func:`beam_search` with width 1. Works in the chain order's own
+    column layout, so that "the labels decided so far" is a contiguous slice.
+    """
+    order = np.asarray(order)
+    n_samples, n_labels = base.shape
+    weight_in_order = weight[np.ix_(order, order)]
+    absent_in_order = absent[np.ix_(order, order)]
+    # Fortran order: one label's column is contiguous.
+    decided = np.zeros((n_samples, n_labels), order="F")
+    conditional = np.zeros((n_samples, n_labels), order="F")
+    for start in range(0, n_labels, block):
+        stop = min(start + block, n_labels)
+        scores = np.asfortranarray(base[:, order[start:stop]])
+        if start:
+            scores += decided[:, :start] @ weight_in_order[start:stop, :start].T
+            scores += absent_in_order[start:stop, :start].sum(axis=1)
+        for i in range(stop - start):
+            position = start + i
+            step = scores[:, i]
+            value = step > 0
+            decided[:, position] = value
+            conditional[:, position] = step
+            if position + 1 < stop:
+                scores[:, i + 1 :] += np.outer(
+                    value, weight_in_order[position + 1 : stop, position]
+                )
+                scores[:, i + 1 :] += absent_in_order[position + 1 : stop, position]
+    labels = np.empty((n_samples, n_labels), dtype=int)
+    labels[:, order] = decided
+    conditional_by_label = np.empty((n_samples, n_labels))
+    conditional_by_label[:, order] = conditional
+    return labels, conditional_by_label
 
 
 def exact_search(base, weight, absent, order, *, budget=1 << 22):
@@ -137,4 +189,4 @@ def exact_search(base, weight, absent, order, *, budget=1 << 22):
             best_vector[s0 : s0 + samples_per_chunk][better] = v0 + local_best[better]
     labels = vectors[best_vector]
     conditional = base + labels @ (weight * before).T + (absent * before).sum(axis=1)
-    return labels.astype(int), conditional, best_log_proba
+    return labels.astype(int), conditional

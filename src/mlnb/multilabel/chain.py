@@ -17,7 +17,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import MultiLabelNB
-from ._inference import beam_search, exact_search
+from ._inference import beam_search, exact_search, joint_log_proba
 from ._labels import check_label_matrix, resolve_order
 
 __all__ = ["ClassifierChain"]
@@ -145,7 +145,7 @@ class ClassifierChain(MultiLabelNB):
         """Log of the chain's joint probability of the predicted label vector (NB path)."""
         if self.base_estimator is not None:
             raise ValueError("the joint probability is available on the Naive Bayes path only")
-        return self._search(X, order)[2]
+        return joint_log_proba(*self._search(X, order))
 
     def _generic_search(self, X):
         check_is_fitted(self, "estimators_")
@@ -165,7 +165,7 @@ class ClassifierChain(MultiLabelNB):
                 proba[:, label] = labels[:, label]
         with np.errstate(divide="ignore"):
             log_odds = np.log(proba) - np.log1p(-proba)
-        return labels, log_odds, None
+        return labels, log_odds
 
 
 def _with_labels(X, labels):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import expit
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -231,7 +232,7 @@ class EnsembleClassifierChains(MultiLabelNB):
                 width = 1 if self.inference == "greedy" else self.beam_width
                 result = beam_search(base, weight, absent, order, width=width)
             labels.append(result[0])
-            proba.append(1.0 / (1.0 + np.exp(-result[1])))
+            proba.append(expit(result[1]))
         return np.stack(labels), np.stack(proba)
 
     def predict_proba(self, X):
