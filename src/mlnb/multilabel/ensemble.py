@@ -136,18 +136,19 @@ class EnsembleClassifierChains(MultiLabelNB):
     def _partial_fit_ensemble(self, X, Y, sample_weight, *, online):
         first_call = not hasattr(self, "feature_stats_")
         X = self._validate_X(X, reset=first_call)
-        Y = check_label_matrix(Y, X.shape[0], n_labels=None if first_call else self.n_labels_)
+        Y = check_label_matrix(
+            Y, X.shape[0], n_labels=None if first_call else self.n_labels_, sparse=True
+        )
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state) if first_call else self._rng
         n_labels, K = Y.shape[1], int(self.n_chains)
         orders = [rng.permutation(n_labels) for _ in range(K)] if first_call else self.orders_
         membership = self._sample_weights(X.shape[0], rng, online=online)
         # Groups of chain k: its labels (columns k*(L+1) .. k*(L+1)+L-1), then its sample.
-        labels_sparse = sp.csr_matrix(Y)
         blocks = []
         for k in range(K):
             member = membership[:, [k]]
-            blocks += [labels_sparse.multiply(member), sp.csr_matrix(member)]
+            blocks += [Y.multiply(member), sp.csr_matrix(member)]
         G = sp.hstack(blocks, format="csr")
         events = self._event_model()
         prepared = events.prepare(X, caller=type(self).__name__)
@@ -213,32 +214,32 @@ class EnsembleClassifierChains(MultiLabelNB):
         return self
 
     # ---- prediction ---------------------------------------------------------------------
-    def _responses(self, X):
-        """Each chain's (0/1 labels, conditional probabilities), stacked: (K, n, L) each."""
+    def _chain_outputs(self, X):
+        """Each chain's (0/1 labels, conditional probabilities), one chain at a time."""
         if self.base_estimator is not None:
             check_is_fitted(self, "estimators_")
-            labels = [chain.predict(X) for chain in self.estimators_]
-            proba = [chain.predict_proba(X) for chain in self.estimators_]
-            return np.stack(labels), np.stack(proba)
+            for chain in self.estimators_:
+                yield chain.predict(X), chain.predict_proba(X)
+            return
         prepared = self._prepared(X)
-        labels, proba = [], []
         for order, (params, prior, (weight, absent)) in zip(
             self.orders_, self._chains, strict=True
         ):
             base = feature_log_odds(self.events_, None, prepared, params=params) + prior
             if self.inference == "exact":
-                result = exact_search(base, weight, absent, order)
+                labels, log_odds = exact_search(base, weight, absent, order)
             else:
                 width = 1 if self.inference == "greedy" else self.beam_width
-                result = beam_search(base, weight, absent, order, width=width)
-            labels.append(result[0])
-            proba.append(expit(result[1]))
-        return np.stack(labels), np.stack(proba)
+                labels, log_odds = beam_search(base, weight, absent, order, width=width)
+            yield labels, expit(log_odds)
 
     def predict_proba(self, X):
         """Mean over chains of the 0/1 responses ("hard") or probabilities ("soft")."""
-        labels, proba = self._responses(X)
-        return (labels if self.voting == "hard" else proba).mean(axis=0)
+        total = None
+        for labels, proba in self._chain_outputs(X):
+            response = labels if self.voting == "hard" else proba
+            total = response.astype(np.float64) if total is None else total + response
+        return total / int(self.n_chains)
 
     def predict(self, X):
         """``[mean over chains > 0.5]`` for every label (seed 003, eq. 22)."""
