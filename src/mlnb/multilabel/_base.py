@@ -53,17 +53,17 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         )
 
     # ---- fitting ------------------------------------------------------------------------
-    def fit(self, X, Y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
         """Fit from scratch on X (n x d) and the label-indicator matrix Y (n x L)."""
         for attribute in ("feature_stats_", "label_stats_", "n_labels_"):
             self.__dict__.pop(attribute, None)
-        return self.partial_fit(X, Y, sample_weight=sample_weight)
+        return self.partial_fit(X, y, sample_weight=sample_weight)
 
-    def partial_fit(self, X, Y, sample_weight=None):
+    def partial_fit(self, X, y, sample_weight=None):
         """Add a batch of rows (online learning); a call that raises changes nothing."""
         snapshot = dict(self.__dict__)
         try:
-            return self._partial_fit(X, Y, sample_weight)
+            return self._partial_fit(X, y, sample_weight)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(snapshot)

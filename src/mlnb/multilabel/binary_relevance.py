@@ -58,19 +58,19 @@ class BinaryRelevance(MultiLabelNB):
         self.label_alpha = label_alpha
 
     # ---- generic path -----------------------------------------------------------------------
-    def fit(self, X, Y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
         if self.base_estimator is None:
-            return super().fit(X, Y, sample_weight)
+            return super().fit(X, y, sample_weight)
         X = validate_data(self, X, accept_sparse="csr", reset=True)
-        Y = check_label_matrix(Y, X.shape[0])
+        Y = check_label_matrix(y, X.shape[0])
         self.n_labels_ = Y.shape[1]
         self.estimators_ = [_fit_binary(self.base_estimator, X, y, sample_weight) for y in Y.T]
         return self
 
-    def partial_fit(self, X, Y, sample_weight=None):
+    def partial_fit(self, X, y, sample_weight=None):
         if self.base_estimator is not None:
             raise ValueError("partial_fit is available on the Naive Bayes path only")
-        return super().partial_fit(X, Y, sample_weight)
+        return super().partial_fit(X, y, sample_weight)
 
     def predict_log_odds(self, X):
         """``log P(y_l = 1 | x) - log P(y_l = 0 | x)`` per row and label (NB path)."""

@@ -83,18 +83,18 @@ class ClassifierChain(MultiLabelNB):
         self.random_state = random_state
 
     # ---- fitting ------------------------------------------------------------------------
-    def fit(self, X, Y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
         """Fit the chain; the NB path fits statistics that serve every order."""
         if self.inference not in INFERENCE:
             raise ValueError(f"inference must be one of {INFERENCE}; got {self.inference!r}")
         if self.base_estimator is None:
-            super().fit(X, Y, sample_weight)
+            super().fit(X, y, sample_weight)
             self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
             return self
         if self.inference != "greedy":
             raise ValueError("a chain of generic base estimators supports inference='greedy' only")
         X = validate_data(self, X, accept_sparse="csr", reset=True)
-        Y = check_label_matrix(Y, X.shape[0])
+        Y = check_label_matrix(y, X.shape[0])
         self.n_labels_ = Y.shape[1]
         self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
         self.estimators_ = []
@@ -109,12 +109,12 @@ class ClassifierChain(MultiLabelNB):
             self.estimators_.append(model.fit(inputs, y, **fit_kwargs))
         return self
 
-    def partial_fit(self, X, Y, sample_weight=None):
+    def partial_fit(self, X, y, sample_weight=None):
         """Add a batch of rows (NB path only); the order stays as fitted."""
         if self.base_estimator is not None:
             raise ValueError("partial_fit is available on the Naive Bayes path only")
         first_call = not hasattr(self, "feature_stats_")
-        super().partial_fit(X, Y, sample_weight)
+        super().partial_fit(X, y, sample_weight)
         if first_call:
             self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
         return self

@@ -111,23 +111,23 @@ class EnsembleClassifierChains(MultiLabelNB):
         return weights
 
     # ---- fitting ------------------------------------------------------------------------
-    def fit(self, X, Y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
         """Fit K chains: one weighted pass on the NB path."""
         self._check_parameters()
         for attribute in ("feature_stats_", "label_stats_", "orders_", "_rng"):
             self.__dict__.pop(attribute, None)
         if self.base_estimator is not None:
-            return self._fit_generic(X, Y, sample_weight)
-        return self.partial_fit(X, Y, sample_weight, _online=False)
+            return self._fit_generic(X, y, sample_weight)
+        return self.partial_fit(X, y, sample_weight, _online=False)
 
-    def partial_fit(self, X, Y, sample_weight=None, *, _online=True):
+    def partial_fit(self, X, y, sample_weight=None, *, _online=True):
         """Add a batch of rows, sampled online into the chains (NB path only)."""
         if self.base_estimator is not None:
             raise ValueError("partial_fit is available on the Naive Bayes path only")
         self._check_parameters()
         snapshot = dict(self.__dict__)
         try:
-            return self._partial_fit_ensemble(X, Y, sample_weight, online=_online)
+            return self._partial_fit_ensemble(X, y, sample_weight, online=_online)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(snapshot)
@@ -182,9 +182,9 @@ class EnsembleClassifierChains(MultiLabelNB):
         self.n_labels_ = n_labels
         self._chains = chains
 
-    def _fit_generic(self, X, Y, sample_weight):
+    def _fit_generic(self, X, y, sample_weight):
         X = validate_data(self, X, accept_sparse="csr", reset=True)
-        Y = check_label_matrix(Y, X.shape[0])
+        Y = check_label_matrix(y, X.shape[0])
         rng = check_random_state(self.random_state)
         self.n_labels_ = Y.shape[1]
         self.orders_ = [rng.permutation(self.n_labels_) for _ in range(int(self.n_chains))]

@@ -51,14 +51,14 @@ class _PowersetEnsemble(ClassifierMixin, BaseEstimator):
     def _subsets(self, n_labels, rng):
         raise NotImplementedError
 
-    def fit(self, X, Y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
         """Fit one label-powerset classifier per label subset."""
         for attribute in ("subsets_", "stats_", "label_sets_", "estimators_"):
             self.__dict__.pop(attribute, None)
         if self.base_estimator is None:
-            return self.partial_fit(X, Y, sample_weight)
+            return self.partial_fit(X, y, sample_weight)
         X = validate_data(self, X, accept_sparse="csr", reset=True)
-        Y = check_label_matrix(Y, X.shape[0])
+        Y = check_label_matrix(y, X.shape[0])
         self.n_labels_ = Y.shape[1]
         self.subsets_ = self._subsets(self.n_labels_, check_random_state(self.random_state))
         self.label_sets_, self.estimators_ = [], []
@@ -73,13 +73,13 @@ class _PowersetEnsemble(ClassifierMixin, BaseEstimator):
             )
         return self
 
-    def partial_fit(self, X, Y, sample_weight=None):
+    def partial_fit(self, X, y, sample_weight=None):
         """Add a batch of rows (NB path); new label sets become new classes."""
         if self.base_estimator is not None:
             raise ValueError("partial_fit is available on the Naive Bayes path only")
         snapshot = dict(self.__dict__)
         try:
-            return self._partial_fit(X, Y, sample_weight)
+            return self._partial_fit(X, y, sample_weight)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(snapshot)

@@ -1,0 +1,167 @@
+"""API conformance of the multi-label estimators.
+
+scikit-learn's common checks fit classifiers on multi-class targets (for a multi-output
+estimator, reshaped to a single column with the values 0, 1 and 2). A multi-label estimator
+takes a 0/1 label-indicator matrix and rejects other values by design, so every check that
+fits on such targets is listed below as an expected failure; the properties those checks
+guard are tested here on multi-label data instead (fit returns self, parameters untouched,
+sparse input, read-only input, sample-weight types and equivalence, sample-order and
+subset invariance, n_features_in_, pickling). The checks that fit on 0/1 indicator targets
+(multi-label output formats, cloning, get/set_params, ...) run and pass.
+"""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mlnb import (
+    BinaryRelevance,
+    ClassifierChain,
+    EnsembleClassifierChains,
+    LabelPowerset,
+    RAkEL,
+)
+
+from .test_chain import dependent_labels
+
+ESTIMATORS = [
+    BinaryRelevance(),
+    ClassifierChain(),
+    EnsembleClassifierChains(n_chains=3, random_state=0),
+    LabelPowerset(),
+    RAkEL(random_state=0),
+]
+
+_MULTICLASS_TARGETS = (
+    "fits on multi-class targets; a multi-label estimator takes a 0/1 indicator matrix "
+    "(the property is tested in this module on multi-label data)"
+)
+_EXPECTED_FAILURES = dict.fromkeys(
+    [
+        "check_classifier_data_not_an_array",
+        "check_classifiers_classes",
+        "check_classifiers_one_label",
+        "check_classifiers_one_label_sample_weights",
+        "check_classifiers_regression_target",
+        "check_classifiers_train",
+        "check_dict_unchanged",
+        "check_dont_overwrite_parameters",
+        "check_dtype_object",
+        "check_estimator_sparse_array",
+        "check_estimator_sparse_matrix",
+        "check_estimator_sparse_tag",
+        "check_estimators_dtypes",
+        "check_estimators_fit_returns_self",
+        "check_estimators_overwrite_params",
+        "check_f_contiguous_array_estimator",
+        "check_fit2d_1feature",
+        "check_fit2d_predict1d",
+        "check_fit_score_takes_y",
+        "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance",
+        "check_n_features_in_after_fitting",
+        "check_positive_only_tag_during_fit",
+        "check_readonly_memmap_input",
+        "check_sample_weight_equivalence_on_dense_data",
+        "check_sample_weight_equivalence_on_sparse_data",
+        "check_sample_weights_list",
+        "check_sample_weights_not_an_array",
+        "check_sample_weights_not_overwritten",
+        "check_sample_weights_pandas_series",
+        "check_sample_weights_shape",
+    ],
+    _MULTICLASS_TARGETS,
+)
+_EXPECTED_FAILURES["check_estimators_partial_fit_n_features"] = (
+    "passes classes= to partial_fit: the labels of a multi-label estimator are the columns "
+    "of its indicator matrix, fixed by the first call"
+)
+
+
+def expected_failures(estimator):
+    failures = dict(_EXPECTED_FAILURES)
+    if isinstance(estimator, EnsembleClassifierChains):
+        failures["check_classifiers_multilabel_output_format_predict_proba"] = (
+            "with hard voting (seed 003, eq. 22) predict_proba is the share of chains voting "
+            "1, which is exactly 0 or 1 when all chains agree"
+        )
+    return failures
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failures)
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+ids = [type(e).__name__ for e in ESTIMATORS]
+
+
+@pytest.fixture(scope="module")
+def data():
+    return dependent_labels(0, n=120)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=ids)
+def test_fit_returns_self_and_leaves_parameters_alone(estimator, data):
+    X, Y = data
+    model = clone(estimator)
+    before = repr(model.get_params())
+    assert model.fit(X, Y) is model
+    assert repr(model.get_params()) == before
+    assert model.n_features_in_ == X.shape[1]
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :3])
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=ids)
+def test_input_forms_agree(estimator, data):
+    X, Y = data
+    X = X - X.min()  # non-negative, so that every event model accepts it
+    expected = clone(estimator).fit(X, Y).predict_proba(X)
+    readonly = X.copy()
+    readonly.setflags(write=False)
+    variants = [
+        (sp.csr_matrix(X), Y),
+        (np.asfortranarray(X), Y),
+        (readonly, Y),
+        (X.tolist(), Y.tolist()),
+        (X.astype(np.float32), Y.astype(bool)),
+    ]
+    for X_in, Y_in in variants:
+        got = clone(estimator).fit(X_in, Y_in).predict_proba(X_in)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=ids)
+def test_sample_weight_forms_and_integer_weights(estimator, data):
+    X, Y = data
+    weights = np.random.default_rng(0).integers(1, 4, len(Y))
+    model = clone(estimator).fit(X, Y, sample_weight=weights)
+    expected = model.predict_proba(X)
+    for form in (weights.tolist(), pd.Series(weights)):
+        got = clone(estimator).fit(X, Y, sample_weight=form).predict_proba(X)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+    if not isinstance(estimator, EnsembleClassifierChains):  # its samples are row draws
+        repeated = clone(estimator).fit(np.repeat(X, weights, 0), np.repeat(Y, weights, 0))
+        np.testing.assert_allclose(repeated.predict_proba(X), expected, rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="sample_weight"):
+        clone(estimator).fit(X, Y, sample_weight=weights[:-1])
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=ids)
+def test_prediction_is_row_wise_and_survives_pickling(estimator, data):
+    X, Y = data
+    model = clone(estimator).fit(X, Y)
+    expected = model.predict(X)
+    permutation = np.random.default_rng(1).permutation(len(X))
+    np.testing.assert_array_equal(model.predict(X[permutation]), expected[permutation])
+    batches = np.vstack([model.predict(X[rows]) for rows in np.array_split(np.arange(len(X)), 7)])
+    np.testing.assert_array_equal(batches, expected)
+    restored = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(restored.predict(X), expected)
+    assert expected.shape == Y.shape and set(np.unique(expected)) <= {0, 1}
