@@ -122,36 +122,32 @@ def beam_search(base, weight, absent, order, *, width=1, block=32):
     return labels[rows, best].astype(int), conditional[rows, best]
 
 
-def greedy_search(base, weight, absent, order, *, block=32):
+def greedy_search(base, weight, absent, order, *, block=64):
     """The classic greedy chain: each label decided by the sign of its log-odds.
 
     Same contract as :func:`beam_search` with width 1. Works in the chain order's own
-    column layout, so that "the labels decided so far" is a contiguous slice.
+    column layout (Fortran order, so each label's column and "the labels decided so far"
+    are contiguous): a block's scores get the earlier blocks' decisions in one matrix
+    product, and each label the decisions inside its block in one matrix-vector product.
     """
     order = np.asarray(order)
     n_samples, n_labels = base.shape
     weight_in_order = weight[np.ix_(order, order)]
-    absent_in_order = absent[np.ix_(order, order)]
-    # Fortran order: one label's column is contiguous.
+    # Every decided label adds its "absent" term whatever its value: fold those in once.
+    folded = base[:, order] + np.tril(absent[np.ix_(order, order)], -1).sum(axis=1)
     decided = np.zeros((n_samples, n_labels), order="F")
     conditional = np.zeros((n_samples, n_labels), order="F")
     for start in range(0, n_labels, block):
         stop = min(start + block, n_labels)
-        scores = np.asfortranarray(base[:, order[start:stop]])
+        scores = folded[:, start:stop]
         if start:
-            scores += decided[:, :start] @ weight_in_order[start:stop, :start].T
-            scores += absent_in_order[start:stop, :start].sum(axis=1)
-        for i in range(stop - start):
-            position = start + i
-            step = scores[:, i]
-            value = step > 0
-            decided[:, position] = value
+            scores = scores + decided[:, :start] @ weight_in_order[start:stop, :start].T
+        for position in range(start, stop):
+            step = scores[:, position - start]
+            if position > start:
+                step = step + decided[:, start:position] @ weight_in_order[position, start:position]
+            decided[:, position] = step > 0
             conditional[:, position] = step
-            if position + 1 < stop:
-                scores[:, i + 1 :] += np.outer(
-                    value, weight_in_order[position + 1 : stop, position]
-                )
-                scores[:, i + 1 :] += absent_in_order[position + 1 : stop, position]
     labels = np.empty((n_samples, n_labels), dtype=int)
     labels[:, order] = decided
     conditional_by_label = np.empty((n_samples, n_labels))
