@@ -189,18 +189,28 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
 
     def _accumulate(self, X, index, classes, sample_weight):
         """Add validated rows with class indices ``index`` into ``classes``."""
-        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self._event_model()
-        prepared = events.prepare(X, caller=type(self).__name__)
-        batch = GroupStats.from_data(
-            prepared,
-            one_hot(index, len(classes)),
-            weight,
-            second_moments=events.second_moments,
-        )
+        batch = self._batch_statistics(events, X, index, len(classes), sample_weight)
         fitted = hasattr(self, "stats_")
         stats = self.stats_.copy().merge(batch) if fitted else batch
         self._set_statistics(classes, stats, events)
+        return self
+
+    def _batch_statistics(self, events, X, index, n_classes, sample_weight):
+        """Statistics of validated rows X with class indices ``index`` (0..n_classes-1)."""
+        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        prepared = events.prepare(X, caller=type(self).__name__)
+        return GroupStats.from_data(
+            prepared,
+            one_hot(index, n_classes),
+            weight,
+            second_moments=events.second_moments,
+        )
+
+    def _from_statistics(self, classes, stats, n_features):
+        """Become a classifier fitted to ``stats`` (e.g. fold-subtracted statistics)."""
+        self.n_features_in_ = n_features
+        self._set_statistics(classes, stats)
         return self
 
     def _set_statistics(self, classes, stats, events=None):

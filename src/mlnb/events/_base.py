@@ -28,6 +28,14 @@ class EventModel(BaseEstimator):
 
     #: Whether the statistics must carry centred second moments.
     second_moments = False
+    #: Hyper-parameters that change the statistics (through ``prepare``), not just the
+    #: estimates: models that differ only in other hyper-parameters share statistics.
+    _statistics_params = ()
+
+    def statistics_key(self):
+        """What the statistics depend on: models with equal keys can share statistics."""
+        values = tuple(repr(getattr(self, name)) for name in self._statistics_params)
+        return (type(self).__name__, self.second_moments, values)
 
     def prepare(self, X, *, caller="this model"):
         """Check that ``X`` is in the model's domain and transform it (returns X)."""

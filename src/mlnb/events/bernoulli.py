@@ -22,6 +22,8 @@ _MIN_SMOOTHING = 1e-10
 class _BetaBernoulli(EventModel):
     """Shared Bernoulli computation; subclasses say which Beta(a, b) prior they mean."""
 
+    _statistics_params = ("binarize",)
+
     def _beta_prior(self):
         raise NotImplementedError
 

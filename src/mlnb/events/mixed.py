@@ -30,6 +30,8 @@ class Mixed(EventModel):
         must belong to exactly one block.
     """
 
+    _statistics_params = ("blocks",)
+
     def __init__(self, blocks=None):
         self.blocks = blocks
 

@@ -20,7 +20,7 @@ from ._label_model import (
     label_statistics,
     log_prior_odds,
 )
-from ._labels import check_label_matrix
+from ._labels import binary_classes, check_label_matrix
 
 __all__ = ["MultiLabelNB"]
 
@@ -98,9 +98,16 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         self.feature_stats_ = features
         self.label_stats_ = labels
         self.n_labels_ = features.n_groups
+        self.classes_ = binary_classes(self.n_labels_)
         self._feature_params = params
         self.prior_log_odds_ = prior
         self._label_pairs = pairs
+
+    def _from_statistics(self, features, labels, n_features):
+        """Become an estimator fitted to these statistics (e.g. fold-subtracted ones)."""
+        self.n_features_in_ = n_features
+        self._install(features, labels)
+        return self
 
     def merge(self, other):
         """Add the statistics of an estimator fitted on other rows (in place; returns self)."""

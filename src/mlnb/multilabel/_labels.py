@@ -6,7 +6,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-__all__ = ["check_label_matrix", "resolve_order"]
+__all__ = ["binary_classes", "check_label_matrix", "resolve_order"]
+
+
+def binary_classes(n_labels):
+    """``classes_`` of a multi-label estimator: the values 0 and 1 of every label."""
+    return [np.array([0, 1]) for _ in range(n_labels)]
 
 
 def check_label_matrix(Y, n_samples=None, *, n_labels=None, sparse=False):

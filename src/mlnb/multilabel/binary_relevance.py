@@ -13,7 +13,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import MultiLabelNB, probability
-from ._labels import check_label_matrix
+from ._labels import binary_classes, check_label_matrix
 
 __all__ = ["BinaryRelevance"]
 
@@ -64,6 +64,7 @@ class BinaryRelevance(MultiLabelNB):
         X = validate_data(self, X, accept_sparse="csr", reset=True)
         Y = check_label_matrix(y, X.shape[0])
         self.n_labels_ = Y.shape[1]
+        self.classes_ = binary_classes(self.n_labels_)
         self.estimators_ = [_fit_binary(self.base_estimator, X, y, sample_weight) for y in Y.T]
         return self
 

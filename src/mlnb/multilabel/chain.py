@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import MultiLabelNB
 from ._inference import beam_search, exact_search, joint_log_proba
-from ._labels import check_label_matrix, resolve_order
+from ._labels import binary_classes, check_label_matrix, resolve_order
 
 __all__ = ["ClassifierChain"]
 
@@ -96,6 +96,7 @@ class ClassifierChain(MultiLabelNB):
         X = validate_data(self, X, accept_sparse="csr", reset=True)
         Y = check_label_matrix(y, X.shape[0])
         self.n_labels_ = Y.shape[1]
+        self.classes_ = binary_classes(self.n_labels_)
         self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
         self.estimators_ = []
         for position, label in enumerate(self.order_):
@@ -117,6 +118,11 @@ class ClassifierChain(MultiLabelNB):
         super().partial_fit(X, y, sample_weight)
         if first_call:
             self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
+        return self
+
+    def _from_statistics(self, features, labels, n_features):
+        super()._from_statistics(features, labels, n_features)
+        self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
         return self
 
     # ---- prediction ---------------------------------------------------------------------

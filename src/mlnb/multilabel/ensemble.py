@@ -19,7 +19,7 @@ from ..stats import GroupStats
 from ._base import MultiLabelNB
 from ._inference import beam_search, exact_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
-from ._labels import check_label_matrix
+from ._labels import binary_classes, check_label_matrix
 from .chain import ClassifierChain
 
 __all__ = ["EnsembleClassifierChains"]
@@ -180,6 +180,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         self.feature_stats_ = features
         self.label_stats_ = labels
         self.n_labels_ = n_labels
+        self.classes_ = binary_classes(n_labels)
         self._chains = chains
 
     def _fit_generic(self, X, y, sample_weight):
@@ -187,6 +188,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         Y = check_label_matrix(y, X.shape[0])
         rng = check_random_state(self.random_state)
         self.n_labels_ = Y.shape[1]
+        self.classes_ = binary_classes(self.n_labels_)
         self.orders_ = [rng.permutation(self.n_labels_) for _ in range(int(self.n_chains))]
         membership = self._sample_weights(X.shape[0], rng, online=False)
         self.estimators_ = []

@@ -19,7 +19,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from ..events import make_event_model
 from ..naive_bayes import one_hot
 from ..stats import GroupStats
-from ._labels import check_label_matrix
+from ._labels import binary_classes, check_label_matrix
 
 __all__ = ["RAkEL", "LabelPowerset"]
 
@@ -60,6 +60,7 @@ class _PowersetEnsemble(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, accept_sparse="csr", reset=True)
         Y = check_label_matrix(y, X.shape[0])
         self.n_labels_ = Y.shape[1]
+        self.classes_ = binary_classes(self.n_labels_)
         self.subsets_ = self._subsets(self.n_labels_, check_random_state(self.random_state))
         self.label_sets_, self.estimators_ = [], []
         fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
@@ -120,6 +121,7 @@ class _PowersetEnsemble(ClassifierMixin, BaseEstimator):
             label_sets,
         )
         self.n_labels_ = Y.shape[1]
+        self.classes_ = binary_classes(self.n_labels_)
         self._params = [events.estimate(s) for s in stats]
         self._log_priors = [self._log_prior(s.count) for s in stats]
         return self
