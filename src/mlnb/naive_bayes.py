@@ -207,16 +207,22 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             second_moments=events.second_moments,
         )
 
-    def _from_statistics(self, classes, stats, n_features):
-        """Become a classifier fitted to ``stats`` (e.g. fold-subtracted statistics)."""
-        self.n_features_in_ = n_features
-        self._set_statistics(classes, stats)
+    def _from_statistics(self, classes, stats, n_features, columns=None):
+        """Become a classifier fitted to ``stats`` (e.g. fold-subtracted statistics).
+
+        With ``columns`` (multinomial models only), it scores ``X[:, columns]`` as the full
+        model scores rows that are zero elsewhere: a scoring-only shortcut for tuning.
+        """
+        events = self._event_model()
+        params = None if columns is None else events.estimate_columns(stats, columns)
+        self.n_features_in_ = n_features if columns is None else len(columns)
+        self._set_statistics(classes, stats, events, params=params)
         return self
 
-    def _set_statistics(self, classes, stats, events=None):
+    def _set_statistics(self, classes, stats, events=None, *, params=None):
         """Install statistics and recompute everything derived from them."""
         events = self._event_model() if events is None else events
-        params = events.estimate(stats)
+        params = events.estimate(stats) if params is None else params
         log_prior = self._log_prior(stats.count)
         self.classes_ = classes
         self.stats_ = stats

@@ -17,6 +17,7 @@ It serves every single-label NB classifier of :mod:`mlnb` and the multi-label
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
@@ -43,11 +44,11 @@ class _SingleLabel:
             events, X[rows], self.index[rows], len(self.classes), weight[rows]
         )
 
-    def install(self, model, stats, n_features):
+    def install(self, model, stats, n_features, columns=None):
         present = stats.count > 0  # as a refit on the training part, which lacks the others
-        return model._from_statistics(
-            self.classes[present], stats.select_groups(present), n_features
-        )
+        if not np.all(present):
+            stats = stats.select_groups(present)
+        return model._from_statistics(self.classes[present], stats, n_features, columns)
 
 
 class _MultiLabel:
@@ -65,7 +66,7 @@ class _MultiLabel:
             )
         )
 
-    def install(self, model, stats, n_features):
+    def install(self, model, stats, n_features, columns=None):
         return model._from_statistics(*stats, n_features)
 
 
@@ -183,11 +184,18 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
                 )
             for members_key in members:
                 totals[members_key] = total
+            # Multinomial models: only the test part's non-zero words need parameters.
+            silent = (
+                isinstance(adapter, _SingleLabel) and template._event_model().zero_features_silent
+            )
             for k, (train_stats, test) in enumerate(zip(train_parts, test_sets, strict=True)):
                 X_test, y_test = X[test], _safe_indexing(y, test)
+                columns = _used_columns(X_test) if silent else None
+                if columns is not None:
+                    X_test = X_test[:, columns]
                 for i in members:
                     model = clone(self.estimator).set_params(**grid[i])
-                    adapter.install(model, _unwrap(train_stats, adapter), X.shape[1])
+                    adapter.install(model, _unwrap(train_stats, adapter), X.shape[1], columns)
                     scores[i, k] = scorer(model, X_test, y_test)
 
         mean, std = scores.mean(axis=1), scores.std(axis=1)
@@ -225,6 +233,13 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
     def score(self, X, y):
         """Score of the refitted best estimator (with ``scoring``)."""
         return check_scoring(self.estimator, scoring=self.scoring)(self._best(), X, y)
+
+
+def _used_columns(X):
+    """Indices of the columns of X with a non-zero entry."""
+    if sp.issparse(X):
+        return np.unique(sp.csr_matrix(X).indices)
+    return np.flatnonzero(np.any(X != 0, axis=0))
 
 
 def _rank_min(values):

@@ -28,6 +28,9 @@ class EventModel(BaseEstimator):
 
     #: Whether the statistics must carry centred second moments.
     second_moments = False
+    #: Whether a feature at zero adds nothing to a row's log-likelihood (multinomial
+    #: models), so that scoring rows needs the parameters of their non-zero columns only.
+    zero_features_silent = False
     #: Hyper-parameters that change the statistics (through ``prepare``), not just the
     #: estimates: models that differ only in other hyper-parameters share statistics.
     _statistics_params = ()
@@ -44,6 +47,14 @@ class EventModel(BaseEstimator):
     def estimate(self, stats):
         """Parameters of the class-conditional distributions, from statistics."""
         raise NotImplementedError
+
+    def estimate_columns(self, stats, columns):
+        """Parameters for the given feature columns only (``zero_features_silent`` models).
+
+        The result scores ``X[:, columns]`` exactly as :meth:`estimate` scores ``X`` when
+        every other column of ``X`` is zero.
+        """
+        raise NotImplementedError(f"{type(self).__name__} needs every column to score a row")
 
     def _log_likelihood(self, params, X):
         raise NotImplementedError

@@ -21,6 +21,8 @@ _MIN_SMOOTHING = 1e-10
 class _CountModel(EventModel):
     """Shared input check: counts (or any non-negative values)."""
 
+    zero_features_silent = True
+
     def prepare(self, X, *, caller="this model"):
         values = X.data if sp.issparse(X) else X
         if values.size and values.min() < 0:
@@ -48,9 +50,12 @@ class Multinomial(_CountModel):
         self.alpha = alpha
 
     def estimate(self, stats):
+        return self.estimate_columns(stats, slice(None))
+
+    def estimate_columns(self, stats, columns):
         alpha = _positive(self.alpha, "alpha", floor=_MIN_SMOOTHING)
-        smoothed = stats.sums + alpha
-        return {"log_phi": np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))}
+        class_total = stats.sums.sum(axis=1, keepdims=True) + stats.n_features * alpha
+        return {"log_phi": np.log(stats.sums[:, columns] + alpha) - np.log(class_total)}
 
     def _log_likelihood(self, params, X):
         return np.asarray(X @ params["log_phi"].T)
@@ -82,9 +87,12 @@ class BayesianMultinomial(_CountModel):
         self.beta = beta
 
     def estimate(self, stats):
+        return self.estimate_columns(stats, slice(None))
+
+    def estimate_columns(self, stats, columns):
         beta = _positive(self.beta, "beta", floor=_MIN_SMOOTHING)
-        smoothed = stats.sums + beta
-        return {"smoothed": smoothed, "class_total": smoothed.sum(axis=1)}
+        class_total = stats.sums.sum(axis=1) + stats.n_features * beta
+        return {"smoothed": stats.sums[:, columns] + beta, "class_total": class_total}
 
     def _log_likelihood(self, params, X):
         X = sp.csr_matrix(X) if not sp.issparse(X) else X
