@@ -241,7 +241,7 @@ def test_merge_rejects_incompatible_models():
         a.merge(MultinomialNB(alpha=0.5).fit(X, y))
     with pytest.raises(ValueError, match="same type"):
         a.merge(BernoulliNB().fit(X, y))
-    with pytest.raises(ValueError, match="classes differ"):
+    with pytest.raises(ValueError, match="classes_ differ"):
         a.merge(MultinomialNB().fit(X, y % 2))
-    with pytest.raises(ValueError, match="feature counts differ"):
+    with pytest.raises(ValueError, match="n_features_in_ differ"):
         a.merge(MultinomialNB().fit(X[:, :3], y))

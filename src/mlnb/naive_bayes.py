@@ -26,6 +26,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._state import atomic, check_mergeable
 from .events import (
     BayesianBernoulli,
     BayesianGaussian,
@@ -154,14 +155,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         -----
         A call that raises leaves the classifier exactly as it was.
         """
-        snapshot = dict(self.__dict__)
-        try:
-            return self._partial_fit(X, y, classes, sample_weight)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(snapshot)
-            raise
+        return self._partial_fit(X, y, classes, sample_weight)
 
+    @atomic
     def _partial_fit(self, X, y, classes, sample_weight):
         first_call = not hasattr(self, "classes_")
         if first_call and classes is None:
@@ -257,16 +253,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         and features. ``a.fit(X1, y1).merge(b.fit(X2, y2))`` equals a fit on both batches:
         the basis of distributed training.
         """
-        check_is_fitted(self)
-        check_is_fitted(other)
-        if type(other) is not type(self) or other.get_params() != self.get_params():
-            raise ValueError("can only merge classifiers of the same type and hyper-parameters")
-        if not np.array_equal(other.classes_, self.classes_):
-            raise ValueError(f"classes differ: {self.classes_!r} and {other.classes_!r}")
-        if other.n_features_in_ != self.n_features_in_:
-            raise ValueError(
-                f"feature counts differ: {self.n_features_in_} and {other.n_features_in_}"
-            )
+        check_mergeable(self, other, "classes_", "n_features_in_")
         self._set_statistics(self.classes_, self.stats_.copy().merge(other.stats_))
         return self
 

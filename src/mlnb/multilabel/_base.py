@@ -12,6 +12,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .._state import atomic, check_mergeable
 from ..events import make_event_model
 from ._label_model import (
     feature_log_odds,
@@ -61,14 +62,9 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
 
     def partial_fit(self, X, y, sample_weight=None):
         """Add a batch of rows (online learning); a call that raises changes nothing."""
-        snapshot = dict(self.__dict__)
-        try:
-            return self._partial_fit(X, y, sample_weight)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(snapshot)
-            raise
+        return self._partial_fit(X, y, sample_weight)
 
+    @atomic
     def _partial_fit(self, X, Y, sample_weight):
         first_call = not hasattr(self, "feature_stats_")
         X = self._validate_X(X, reset=first_call)
@@ -111,15 +107,7 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
 
     def merge(self, other):
         """Add the statistics of an estimator fitted on other rows (in place; returns self)."""
-        check_is_fitted(self)
-        check_is_fitted(other)
-        if type(other) is not type(self) or other.get_params() != self.get_params():
-            raise ValueError("can only merge estimators of the same type and hyper-parameters")
-        if (other.n_labels_, other.n_features_in_) != (self.n_labels_, self.n_features_in_):
-            raise ValueError(
-                f"shapes differ: {self.n_features_in_} features x {self.n_labels_} labels and "
-                f"{other.n_features_in_} x {other.n_labels_}"
-            )
+        check_mergeable(self, other, "n_labels_", "n_features_in_")
         labels = None
         if self.label_stats_ is not None:
             labels = self.label_stats_.copy().merge(other.label_stats_)

@@ -15,6 +15,7 @@ from scipy.special import expit
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .._state import atomic, check_mergeable
 from ..stats import GroupStats
 from ._base import MultiLabelNB
 from ._inference import beam_search, exact_search
@@ -125,14 +126,9 @@ class EnsembleClassifierChains(MultiLabelNB):
         if self.base_estimator is not None:
             raise ValueError("partial_fit is available on the Naive Bayes path only")
         self._check_parameters()
-        snapshot = dict(self.__dict__)
-        try:
-            return self._partial_fit_ensemble(X, y, sample_weight, online=_online)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(snapshot)
-            raise
+        return self._partial_fit_ensemble(X, y, sample_weight, online=_online)
 
+    @atomic
     def _partial_fit_ensemble(self, X, Y, sample_weight, *, online):
         first_call = not hasattr(self, "feature_stats_")
         X = self._validate_X(X, reset=first_call)
@@ -201,12 +197,7 @@ class EnsembleClassifierChains(MultiLabelNB):
 
     def merge(self, other):
         """Add the statistics of an ensemble fitted with the same seed on other rows."""
-        check_is_fitted(self)
-        check_is_fitted(other)
-        if type(other) is not type(self) or other.get_params() != self.get_params():
-            raise ValueError("can only merge estimators of the same type and hyper-parameters")
-        if not all(np.array_equal(a, b) for a, b in zip(self.orders_, other.orders_, strict=True)):
-            raise ValueError("can only merge ensembles with the same chain orders (same seed)")
+        check_mergeable(self, other, "n_labels_", "n_features_in_", "orders_")
         self._install_ensemble(
             self.feature_stats_.copy().merge(other.feature_stats_),
             self.label_stats_.copy().merge(other.label_stats_),

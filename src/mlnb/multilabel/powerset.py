@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .._state import atomic
 from ..events import make_event_model
 from ..naive_bayes import one_hot
 from ..stats import GroupStats
@@ -78,14 +79,9 @@ class _PowersetEnsemble(ClassifierMixin, BaseEstimator):
         """Add a batch of rows (NB path); new label sets become new classes."""
         if self.base_estimator is not None:
             raise ValueError("partial_fit is available on the Naive Bayes path only")
-        snapshot = dict(self.__dict__)
-        try:
-            return self._partial_fit(X, y, sample_weight)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(snapshot)
-            raise
+        return self._partial_fit(X, y, sample_weight)
 
+    @atomic
     def _partial_fit(self, X, Y, sample_weight):
         first_call = not hasattr(self, "stats_")
         X = validate_data(
