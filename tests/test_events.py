@@ -300,3 +300,21 @@ def test_gaussian_dense_is_exact_where_a_class_has_a_constant_feature():
     )
     np.testing.assert_allclose(ours, expected, rtol=1e-12)
     np.testing.assert_allclose(ours[-4:, 1], expected[-4:, 1], atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "model", [Multinomial(alpha=0.5), Bernoulli(alpha=0.3), Gaussian(), BayesianMultinomial()]
+)
+def test_log_likelihood_ratio_is_the_difference(model):
+    rng = np.random.default_rng(9)
+    X = rng.poisson(1.0, size=(30, 6)).astype(float)
+    Y = (rng.random((30, 3)) < 0.5).astype(float)
+    stats_ = GroupStats.from_data(model.prepare(X), Y, second_moments=model.second_moments)
+    a, b = model.estimate(stats_), model.estimate(stats_.complement())
+    prepared = model.prepare(sp.csr_matrix(X))
+    np.testing.assert_allclose(
+        model._log_likelihood_ratio(a, b, prepared),
+        model._log_likelihood(a, prepared) - model._log_likelihood(b, prepared),
+        rtol=1e-10,
+        atol=1e-10,
+    )

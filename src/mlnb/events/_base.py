@@ -59,6 +59,13 @@ class EventModel(BaseEstimator):
     def _log_likelihood(self, params, X):
         raise NotImplementedError
 
+    def _log_likelihood_ratio(self, params_a, params_b, X):
+        """``log p(x | a) - log p(x | b)`` row by row and group by group.
+
+        Models whose log-likelihood is linear in X override this with one product.
+        """
+        return self._log_likelihood(params_a, X) - self._log_likelihood(params_b, X)
+
     def log_likelihood(self, stats, X, *, params=None):
         """``log p(x_i | group)`` for every row and group, shape (n_samples, n_groups).
 

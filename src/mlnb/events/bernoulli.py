@@ -64,6 +64,11 @@ class _BetaBernoulli(EventModel):
     def _log_likelihood(self, params, X):
         return np.asarray(X @ params["log_odds"].T) + params["log_absent_sum"][None, :]
 
+    def _log_likelihood_ratio(self, params_a, params_b, X):
+        odds = params_a["log_odds"] - params_b["log_odds"]
+        absent = params_a["log_absent_sum"] - params_b["log_absent_sum"]
+        return np.asarray(X @ odds.T) + absent[None, :]
+
 
 class Bernoulli(_BetaBernoulli):
     """Classical Bernoulli event model: ``p_cv = (m_cv + alpha) / (l_c + 2 alpha)`` (eq. 6).

@@ -60,6 +60,9 @@ class Multinomial(_CountModel):
     def _log_likelihood(self, params, X):
         return np.asarray(X @ params["log_phi"].T)
 
+    def _log_likelihood_ratio(self, params_a, params_b, X):
+        return np.asarray(X @ (params_a["log_phi"] - params_b["log_phi"]).T)
+
 
 def _dirichlet_multinomial_term(x, smoothed_count):
     """``lgamma(beta + n_cv + x) - lgamma(beta + n_cv)``: zero at x = 0."""

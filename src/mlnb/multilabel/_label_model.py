@@ -53,7 +53,7 @@ def feature_log_odds(events, features, X, *, params=None):
     if params is None:
         params = feature_parameters(events, features)
     positive, negative = params
-    return events._log_likelihood(positive, X) - events._log_likelihood(negative, X)
+    return events._log_likelihood_ratio(positive, negative, X)
 
 
 def feature_parameters(events, features):
