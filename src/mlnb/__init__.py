@@ -7,6 +7,7 @@ log-likelihoods by event models (:mod:`mlnb.events`).
 from .multilabel import (
     BinaryRelevance,
     ClassifierChain,
+    DynamicChain,
     EnsembleClassifierChains,
     LabelPowerset,
     RAkEL,
@@ -30,6 +31,7 @@ __all__ = [
     "BernoulliNB",
     "BinaryRelevance",
     "ClassifierChain",
+    "DynamicChain",
     "EnsembleClassifierChains",
     "GaussianNB",
     "LabelPowerset",

@@ -22,6 +22,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from mlnb import (
     BinaryRelevance,
     ClassifierChain,
+    DynamicChain,
     EnsembleClassifierChains,
     LabelPowerset,
     RAkEL,
@@ -32,6 +33,7 @@ from .test_chain import dependent_labels
 ESTIMATORS = [
     BinaryRelevance(),
     ClassifierChain(),
+    DynamicChain(beta=2.0, random_state=0),
     EnsembleClassifierChains(n_chains=3, random_state=0),
     LabelPowerset(),
     RAkEL(random_state=0),
@@ -146,7 +148,8 @@ def test_sample_weight_forms_and_integer_weights(estimator, data):
     for form in (weights.tolist(), pd.Series(weights)):
         got = clone(estimator).fit(X, Y, sample_weight=form).predict_proba(X)
         np.testing.assert_allclose(got, expected, rtol=1e-12)
-    if not isinstance(estimator, EnsembleClassifierChains):  # its samples are row draws
+    # ECC's samples and DynamicChain's validation split are draws of rows
+    if not isinstance(estimator, (EnsembleClassifierChains, DynamicChain)):
         repeated = clone(estimator).fit(np.repeat(X, weights, 0), np.repeat(Y, weights, 0))
         np.testing.assert_allclose(repeated.predict_proba(X), expected, rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="sample_weight"):

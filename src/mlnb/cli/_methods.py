@@ -20,6 +20,7 @@ METHODS = {
         "probabilistic chain, beam search",
     ),
     "ecc": ("mlnb.multilabel", "EnsembleClassifierChains", {}, "ensemble of 10 chains"),
+    "dc": ("mlnb.multilabel", "DynamicChain", {}, "dynamic chain: order per instance"),
     "lp": ("mlnb.multilabel", "LabelPowerset", {}, "label powerset"),
     "rakel": ("mlnb.multilabel", "RAkEL", {}, "RAkEL-o, k = 3, m = 10"),
     "naibx": ("mlnb.multilabel.naibx", "NaiBX", {}, "NaiBX cascade: size, then labels"),

@@ -2,12 +2,14 @@
 
 from .binary_relevance import BinaryRelevance
 from .chain import ClassifierChain
+from .dynamic import DynamicChain
 from .ensemble import EnsembleClassifierChains
 from .powerset import LabelPowerset, RAkEL
 
 __all__ = [
     "BinaryRelevance",
     "ClassifierChain",
+    "DynamicChain",
     "EnsembleClassifierChains",
     "LabelPowerset",
     "RAkEL",
