@@ -27,6 +27,7 @@ MULTI_LABEL = [
     mlnb.ClassifierChain(events=mlnb.events.Bernoulli(alpha=0.5), inference="beam", order="random"),
     mlnb.EnsembleClassifierChains(n_chains=3, events="multinomial", random_state=0),
     mlnb.DynamicChain(events="multinomial", beta=2.0, random_state=0),
+    mlnb.KNNChain(order="local_f1", random_state=0),
     mlnb.LabelPowerset(events="multinomial"),
     mlnb.RAkEL(events="multinomial", random_state=0),
 ]

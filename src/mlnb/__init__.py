@@ -9,6 +9,7 @@ from .multilabel import (
     ClassifierChain,
     DynamicChain,
     EnsembleClassifierChains,
+    KNNChain,
     LabelPowerset,
     RAkEL,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "DynamicChain",
     "EnsembleClassifierChains",
     "GaussianNB",
+    "KNNChain",
     "LabelPowerset",
     "MixedNB",
     "MultinomialNB",

@@ -4,6 +4,7 @@ from .binary_relevance import BinaryRelevance
 from .chain import ClassifierChain
 from .dynamic import DynamicChain
 from .ensemble import EnsembleClassifierChains
+from .knn_chain import KNNChain
 from .powerset import LabelPowerset, RAkEL
 
 __all__ = [
@@ -11,6 +12,7 @@ __all__ = [
     "ClassifierChain",
     "DynamicChain",
     "EnsembleClassifierChains",
+    "KNNChain",
     "LabelPowerset",
     "RAkEL",
 ]
