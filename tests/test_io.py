@@ -28,6 +28,8 @@ MULTI_LABEL = [
     mlnb.EnsembleClassifierChains(n_chains=3, events="multinomial", random_state=0),
     mlnb.DynamicChain(events="multinomial", beta=2.0, random_state=0),
     mlnb.KNNChain(order="local_f1", random_state=0),
+    mlnb.OOCC(n_orders=4, events="multinomial", random_state=0),
+    mlnb.GeneticChainEnsemble(n_chains=3, n_generations=2, events="multinomial", random_state=0),
     mlnb.LabelPowerset(events="multinomial"),
     mlnb.RAkEL(events="multinomial", random_state=0),
 ]

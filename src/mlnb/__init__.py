@@ -9,8 +9,10 @@ from .multilabel import (
     ClassifierChain,
     DynamicChain,
     EnsembleClassifierChains,
+    GeneticChainEnsemble,
     KNNChain,
     LabelPowerset,
+    OOCC,
     RAkEL,
 )
 from .naive_bayes import (
@@ -35,10 +37,12 @@ __all__ = [
     "DynamicChain",
     "EnsembleClassifierChains",
     "GaussianNB",
+    "GeneticChainEnsemble",
     "KNNChain",
     "LabelPowerset",
     "MixedNB",
     "MultinomialNB",
+    "OOCC",
     "RAkEL",
     "__version__",
 ]

@@ -22,6 +22,8 @@ METHODS = {
     "ecc": ("mlnb.multilabel", "EnsembleClassifierChains", {}, "ensemble of 10 chains"),
     "dc": ("mlnb.multilabel", "DynamicChain", {}, "dynamic chain: order per instance"),
     "knn-cc": ("mlnb.multilabel", "KNNChain", {}, "kNN chain, fixed order"),
+    "oocc": ("mlnb.multilabel", "OOCC", {}, "OOCC: orders of the nearest validation rows"),
+    "ga-cc": ("mlnb.multilabel", "GeneticChainEnsemble", {}, "orders chosen by a GA"),
     "knn-dc": ("mlnb.multilabel", "KNNChain", {"order": "local_f1"}, "kNN chain, dynamic order"),
     "lp": ("mlnb.multilabel", "LabelPowerset", {}, "label powerset"),
     "rakel": ("mlnb.multilabel", "RAkEL", {}, "RAkEL-o, k = 3, m = 10"),

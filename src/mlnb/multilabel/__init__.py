@@ -5,6 +5,7 @@ from .chain import ClassifierChain
 from .dynamic import DynamicChain
 from .ensemble import EnsembleClassifierChains
 from .knn_chain import KNNChain
+from .order_ensembles import OOCC, GeneticChainEnsemble
 from .powerset import LabelPowerset, RAkEL
 
 __all__ = [
@@ -12,7 +13,9 @@ __all__ = [
     "ClassifierChain",
     "DynamicChain",
     "EnsembleClassifierChains",
+    "GeneticChainEnsemble",
     "KNNChain",
     "LabelPowerset",
+    "OOCC",
     "RAkEL",
 ]
