@@ -5,6 +5,8 @@ log-likelihoods by event models (:mod:`mlnb.events`).
 """
 
 from .multilabel import (
+    IMLNB,
+    OOCC,
     BinaryRelevance,
     ClassifierChain,
     DynamicChain,
@@ -12,7 +14,6 @@ from .multilabel import (
     GeneticChainEnsemble,
     KNNChain,
     LabelPowerset,
-    OOCC,
     RAkEL,
 )
 from .naive_bayes import (
@@ -38,6 +39,7 @@ __all__ = [
     "EnsembleClassifierChains",
     "GaussianNB",
     "GeneticChainEnsemble",
+    "IMLNB",
     "KNNChain",
     "LabelPowerset",
     "MixedNB",

@@ -4,6 +4,7 @@ from .binary_relevance import BinaryRelevance
 from .chain import ClassifierChain
 from .dynamic import DynamicChain
 from .ensemble import EnsembleClassifierChains
+from .imlnb import IMLNB
 from .knn_chain import KNNChain
 from .order_ensembles import OOCC, GeneticChainEnsemble
 from .powerset import LabelPowerset, RAkEL
@@ -14,6 +15,7 @@ __all__ = [
     "DynamicChain",
     "EnsembleClassifierChains",
     "GeneticChainEnsemble",
+    "IMLNB",
     "KNNChain",
     "LabelPowerset",
     "OOCC",
