@@ -95,7 +95,7 @@ def main():
     parser.add_argument("--gaussian-vocabulary", type=int, default=2000)
     args = parser.parse_args()
 
-    train_text, train_y, test_text, test_y = read_20newsgroups(args.data_dir)
+    train_text, train_y, test_text, _ = read_20newsgroups(args.data_dir)
     vectorizer = CountVectorizer()
     X_train = vectorizer.fit_transform(train_text).astype(np.float64)
     X_test = vectorizer.transform(test_text).astype(np.float64)

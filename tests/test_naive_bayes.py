@@ -229,7 +229,7 @@ def test_partial_fit_class_errors_leave_the_model_unchanged():
         model.partial_fit(X, y[:-1])
     with pytest.raises(ValueError, match="one-dimensional"):
         model.partial_fit(X, np.ones((len(y), 2)))
-    with pytest.raises(ValueError, match="Negative values in data passed to .sample_weight"):
+    with pytest.raises(ValueError, match=r"Negative values in data passed to .sample_weight"):
         model.partial_fit(X, y, sample_weight=-np.ones(len(y)))
     np.testing.assert_array_equal(model.stats_.sums, before)
 
