@@ -22,7 +22,7 @@ from ._methods import METHODS, available, build, parse_params
 
 __all__ = ["main"]
 
-DEFAULT_COMPARE_METHODS = ("br", "cc", "ecc", "naibx", "imlnb", "dce")
+DEFAULT_COMPARE_METHODS = ("br", "cc", "ecc", "naibx", "imlnb", "dc")
 
 
 class Failure(click.ClickException):
@@ -315,7 +315,7 @@ evaluate.help += "\n\n\b\nMethods:\n" + _method_help()
     "--method",
     "methods",
     multiple=True,
-    help="Method name; repeat. Default: br cc ecc naibx imlnb dce.",
+    help="Method name; repeat. Default: br cc ecc naibx imlnb dc.",
 )
 @click.option(
     "--datasets",
@@ -391,9 +391,9 @@ def compare(methods, names, params, cv, split, alpha, out_dir, seed, data_dir, a
         for criterion, table in tables.items():
             table.to_csv(out_dir / f"means_{criterion}.csv")
         comparison = compare_scores(tables, alpha=alpha)
-        (out_dir / "ranks.md").write_text(comparison.to_markdown("ranks"))
+        (out_dir / "ranks.md").write_text(comparison.to_markdown("ranks") + "\n")
         comparison.to_csv(out_dir / "ranks.csv", kind="ranks")
-        (out_dir / "wilcoxon_holm.md").write_text(comparison.to_markdown("wilcoxon"))
+        (out_dir / "wilcoxon_holm.md").write_text(comparison.to_markdown("wilcoxon") + "\n")
         for criterion in ("example_f1_loss", "hamming", "macro_f1_loss", "train_time"):
             if criterion in comparison.criteria:
                 comparison.plot_critical_difference(
