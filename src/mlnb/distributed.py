@@ -1,0 +1,355 @@
+"""Training and prediction on a Dask cluster, exact by additivity of the statistics.
+
+Every estimator whose state is additive statistics (``partial_fit`` and ``merge``) trains
+as a map-reduce, with no code specific to it:
+
+1. *map*: a clone of the estimator is fitted (``partial_fit``) on each row partition of
+   the data, in a task that runs where the partition lives;
+2. *reduce*: the partition models are added with ``merge`` in a tree: pairs of models
+   (``split_every`` of them) are merged level by level, so the reduction takes
+   ``log2(n_partitions)`` steps and no single task receives every model.
+
+The result equals a single-machine ``fit`` on all rows (to rounding): counts and sums add,
+second moments combine with Chan et al.'s pairwise update (:mod:`mlnb.stats`).
+
+*Classes.* A partition may lack some classes. Single-label classifiers (whose
+``partial_fit`` takes ``classes=``) get every class on every partition, computed first with
+one pass over ``y`` (``dask.array.unique``) unless ``classes`` is given, so that all
+partition models agree and merge. Multi-label estimators see all L label columns in every
+partition; a label absent from a partition just has zero counts there.
+
+*Empty partitions* (zero rows, e.g. after filtering a data frame) produce no model and are
+skipped by the reduction.
+
+Requires the optional Dask dependencies: ``pip install "mlnb[dask]"``. The computation
+runs on the current Dask scheduler: the ``distributed.Client`` in use, if any.
+
+Examples
+--------
+>>> import dask.array as da
+>>> import numpy as np
+>>> from mlnb import GaussianNB
+>>> from mlnb import distributed as mlnb_dask
+>>> rng = np.random.default_rng(0)
+>>> X = da.from_array(rng.normal(size=(1000, 4)), chunks=(300, 4))
+>>> y = da.from_array(np.repeat([0, 1], 500), chunks=300)
+>>> model = mlnb_dask.fit(GaussianNB(), X, y)
+>>> model.class_count_
+array([500., 500.])
+>>> labels = mlnb_dask.predict(model, X)  # lazy, one task per block of X
+>>> labels.shape, labels.compute().shape
+((1000,), (1000,))
+"""
+
+from __future__ import annotations
+
+try:
+    import dask
+    import dask.array as da
+except ImportError as exc:  # pragma: no cover - exercised by simulating a missing Dask
+    raise ImportError(
+        'mlnb.distributed needs Dask; install it with: pip install "mlnb[dask]"'
+    ) from exc
+
+import copy
+
+import numpy as np
+import scipy.sparse as sp
+from dask.utils import is_dataframe_like, is_series_like
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from .streaming import _adopt, _check_online, _needs_classes
+
+__all__ = ["fit", "fit_delayed", "predict", "predict_log_proba", "predict_proba", "tree_merge"]
+
+
+# ---- partitions ---------------------------------------------------------------------------
+def _is_dask_frame(data) -> bool:
+    """A Dask DataFrame or Series (without importing dask.dataframe)."""
+    return dask.is_dask_collection(data) and (is_dataframe_like(data) or is_series_like(data))
+
+
+def _row_partitions(data, name):
+    """The row partitions of a Dask collection, each a list of its column blocks."""
+    if _is_dask_frame(data):
+        return [[part] for part in data.to_delayed()]
+    if isinstance(data, da.Array):
+        if data.ndim not in (1, 2):
+            raise ValueError(f"{name} must be 1-D or 2-D; got {data.ndim} dimensions")
+        blocks = data.to_delayed()
+        return [[block] for block in blocks] if data.ndim == 1 else [list(row) for row in blocks]
+    raise TypeError(
+        f"{name} must be a Dask array or DataFrame/Series; got {type(data).__name__} "
+        "(use the estimator's own fit for in-memory data)"
+    )
+
+
+def _aligned(target, X, name):
+    """``target`` (y or sample_weight) as a Dask collection partitioned as X's rows."""
+    if target is None or dask.is_dask_collection(target):
+        if isinstance(target, da.Array) and isinstance(X, da.Array):
+            known = not (np.isnan(X.shape[0]) or np.isnan(target.shape[0]))
+            if known and target.chunks[0] != X.chunks[0]:
+                return target.rechunk({0: X.chunks[0]})
+        return target
+    if isinstance(X, da.Array) and not np.isnan(X.shape[0]):
+        target = np.asarray(target)
+        return da.from_array(target, chunks=(X.chunks[0], *((-1,) * (target.ndim - 1))))
+    raise TypeError(
+        f"{name} must be a Dask collection partitioned as X (an in-memory array is accepted "
+        f"with a Dask array X of known chunk sizes); got {type(target).__name__}"
+    )
+
+
+def _stack(blocks):
+    """One partition from its column blocks (numpy, sparse or data frame)."""
+    if len(blocks) == 1:
+        return blocks[0]
+    if any(sp.issparse(block) for block in blocks):
+        return sp.hstack(blocks, format="csr")
+    return np.hstack(blocks)
+
+
+def _unique(y):
+    """Every distinct value of a Dask array or Series (one pass over ``y``)."""
+    values = y.unique() if _is_dask_frame(y) else da.unique(y.ravel())
+    return np.unique(np.asarray(values.compute()))
+
+
+# ---- map and reduce -----------------------------------------------------------------------
+def _fit_partition(template, X_blocks, y_blocks, w_blocks, kwargs):
+    """A clone of ``template`` fitted on one partition; None for an empty partition."""
+    X = _stack(X_blocks)
+    if X.shape[0] == 0:
+        return None
+    y = _stack(y_blocks)
+    if kwargs.get("classes") is not None and getattr(y, "ndim", 1) == 2 and y.shape[1] == 1:
+        y = np.asarray(y).ravel()
+    if w_blocks is not None:
+        kwargs = {**kwargs, "sample_weight": _stack(w_blocks)}
+    return clone(template).partial_fit(X, y, **kwargs)
+
+
+def _merge_models(*models):
+    """The merge of fitted models (None ones skipped); the inputs are left unchanged."""
+    fitted = [model for model in models if model is not None]
+    if not fitted:
+        return None
+    merged = copy.deepcopy(fitted[0])
+    for model in fitted[1:]:
+        try:
+            merged.merge(model)
+        except ValueError as exc:
+            raise ValueError(
+                f"the models of two partitions do not merge: {exc}. An estimator that draws "
+                "random choices when it starts learning (label orders, samples) needs an "
+                "integer random_state, so that every partition draws the same ones"
+            ) from exc
+    return merged
+
+
+def tree_merge(models, split_every=2):
+    """Reduce delayed fitted models (or None) to one delayed model, merging in a tree.
+
+    Parameters
+    ----------
+    models : list of dask.delayed.Delayed
+        Models to add up; each evaluates to a fitted estimator with ``merge``, or None.
+    split_every : int, default=2
+        Models merged per task: 2 builds a binary tree of ``ceil(log2(len(models)))`` levels.
+
+    Returns
+    -------
+    dask.delayed.Delayed
+        Evaluates to the merged model, or None if every input was None.
+    """
+    split_every = int(split_every)
+    if split_every < 2:
+        raise ValueError(f"split_every must be an integer >= 2; got {split_every}")
+    level = list(models)
+    if not level:
+        raise ValueError("models: nothing to merge")
+    while len(level) > 1:
+        groups = [level[i : i + split_every] for i in range(0, len(level), split_every)]
+        level = [g[0] if len(g) == 1 else dask.delayed(_merge_models)(*g) for g in groups]
+    return level[0]
+
+
+def fit_delayed(estimator, X, y=None, *, classes=None, sample_weight=None, split_every=2):
+    """The lazy part of :func:`fit`: a Delayed that evaluates to a fitted clone (or None).
+
+    Parameters are those of :func:`fit`. ``classes``, if needed and not given, is computed
+    here (one pass over ``y``).
+    """
+    _check_online(estimator, needs_merge=True)
+    if y is None:
+        raise ValueError("y is required: a label vector, label matrix or label column name(s)")
+    if _is_dask_frame(X) and isinstance(y, (str, list)):
+        X, y = X.drop(columns=y), X[y]
+    X_parts = _row_partitions(X, "X")
+    y = _aligned(y, X, "y")
+    sample_weight = _aligned(sample_weight, X, "sample_weight")
+    y_parts = _row_partitions(y, "y")
+    w_parts = [None] * len(X_parts)
+    if sample_weight is not None:
+        w_parts = _row_partitions(sample_weight, "sample_weight")
+    if not len(X_parts) == len(y_parts) == len(w_parts):
+        raise ValueError(
+            f"X has {len(X_parts)} row partitions, y {len(y_parts)} and sample_weight "
+            f"{len(w_parts)}; they must be partitioned alike"
+        )
+    kwargs = {}
+    if _needs_classes(estimator):
+        kwargs["classes"] = _unique(y) if classes is None else np.unique(np.asarray(classes))
+    template = clone(estimator)
+    models = [
+        dask.delayed(_fit_partition)(template, x, t, w, kwargs)
+        for x, t, w in zip(X_parts, y_parts, w_parts, strict=True)
+    ]
+    return tree_merge(models, split_every)
+
+
+def fit(estimator, X, y=None, *, classes=None, sample_weight=None, split_every=2):
+    """Fit ``estimator`` on Dask data: a model per partition, merged in a tree.
+
+    Parameters
+    ----------
+    estimator : estimator with ``partial_fit`` and ``merge``
+        Any mlnb Naive Bayes estimator (single-label classifiers, BinaryRelevance,
+        ClassifierChain, EnsembleClassifierChains, NaiBX, IMLNB, on their Naive Bayes path).
+        Fitted in place (its earlier state is discarded) and returned.
+    X : dask array or dask DataFrame of shape (n_samples, n_features)
+        Dense or sparse (``scipy.sparse`` blocks) arrays; any chunking of the columns.
+    y : dask array, dask Series/DataFrame, ndarray, or column name(s) of X
+        Class labels (n_samples,) or a label-indicator matrix (n_samples, n_labels),
+        partitioned as X's rows (a Dask array of other row chunks is rechunked; an
+        in-memory array is split along X's chunks). With a DataFrame X, a column name or
+        list of names takes the labels from X and the other columns as features.
+    classes : array-like, default=None
+        Every class, for single-label classifiers; None computes them from ``y`` first.
+    sample_weight : dask array or Series of shape (n_samples,), default=None
+        Partitioned as X's rows.
+    split_every : int, default=2
+        Models merged per task of the reduction tree (2: pairwise levels).
+
+    Returns
+    -------
+    estimator
+        The fitted estimator: equal, to rounding, to ``estimator.fit`` on all rows. For
+        :class:`~mlnb.EnsembleClassifierChains`, whose ``partial_fit`` samples the rows of
+        each chain online, it equals the per-partition ``partial_fit`` models merged.
+
+    Raises
+    ------
+    ValueError
+        If X has no rows, or X, y and sample_weight are partitioned differently.
+    TypeError
+        If the estimator has no ``partial_fit``/``merge`` or X is not a Dask collection.
+    """
+    model = dask.compute(
+        fit_delayed(
+            estimator,
+            X,
+            y,
+            classes=classes,
+            sample_weight=sample_weight,
+            split_every=split_every,
+        )
+    )[0]
+    if model is None:
+        raise ValueError("X has no rows: every partition is empty")
+    return _adopt(estimator, model)
+
+
+# ---- prediction ---------------------------------------------------------------------------
+def _output_spec(estimator, method):
+    """(number of output columns or None for a vector, dtype, column labels) of a method."""
+    if isinstance(getattr(estimator, "n_labels_", None), (int, np.integer)):
+        n_labels = int(estimator.n_labels_)
+        if method == "predict":
+            return n_labels, np.dtype(int), list(range(n_labels))
+        return n_labels, np.dtype(np.float64), list(range(n_labels))
+    classes = np.asarray(estimator.classes_)
+    if method == "predict":
+        return None, classes.dtype, None
+    return len(classes), np.dtype(np.float64), list(classes)
+
+
+def _apply(block, estimator, method, n_columns, dtype):
+    """``estimator.<method>(block)``; an empty output for an empty block."""
+    if block.shape[0] == 0:
+        return np.empty((0,) if n_columns is None else (0, n_columns), dtype=dtype)
+    return getattr(estimator, method)(block)
+
+
+def _apply_frame(part, estimator, method, n_columns, dtype, columns):
+    import pandas as pd
+
+    values = _apply(part, estimator, method, n_columns, dtype)
+    if n_columns is None:
+        return pd.Series(values, index=part.index, name=method)
+    return pd.DataFrame(values, index=part.index, columns=columns)
+
+
+def _map_predict(estimator, X, method):
+    check_is_fitted(estimator)
+    if not callable(getattr(estimator, method, None)):
+        raise AttributeError(f"{type(estimator).__name__} has no {method} method")
+    n_columns, dtype, columns = _output_spec(estimator, method)
+    model = dask.delayed(estimator)
+    if _is_dask_frame(X):
+        import pandas as pd
+
+        if n_columns is None:
+            meta = pd.Series(np.empty(0, dtype=dtype), name=method)
+        else:
+            meta = pd.DataFrame(np.empty((0, n_columns), dtype=dtype), columns=columns)
+        return X.map_partitions(_apply_frame, model, method, n_columns, dtype, columns, meta=meta)
+    if not isinstance(X, da.Array) or X.ndim != 2:
+        raise TypeError(f"X must be a 2-D Dask array or DataFrame; got {type(X).__name__}")
+    if X.numblocks[1] > 1:
+        X = X.rechunk({1: -1})
+    shape = (0,) if n_columns is None else (0, n_columns)
+    extra = {"drop_axis": 1} if n_columns is None else {"chunks": (X.chunks[0], (n_columns,))}
+    return X.map_blocks(
+        _apply,
+        model,
+        method,
+        n_columns,
+        dtype,
+        dtype=dtype,
+        meta=np.empty(shape, dtype=dtype),
+        **extra,
+    )
+
+
+def predict(estimator, X):
+    """Lazy ``estimator.predict`` of every block of X (``map_blocks`` / ``map_partitions``).
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+    X : dask array (dense or sparse blocks) or dask DataFrame
+
+    Returns
+    -------
+    dask array, or dask Series/DataFrame for a DataFrame X
+        Classes (n_samples,) of a single-label classifier; 0/1 labels (n_samples, n_labels)
+        of a multi-label one.
+    """
+    return _map_predict(estimator, X, "predict")
+
+
+def predict_proba(estimator, X):
+    """Lazy ``estimator.predict_proba`` of every block of X; see :func:`predict`.
+
+    Returns class probabilities (n_samples, n_classes) of a single-label classifier, or
+    per-label probabilities (n_samples, n_labels) of a multi-label one.
+    """
+    return _map_predict(estimator, X, "predict_proba")
+
+
+def predict_log_proba(estimator, X):
+    """Lazy ``estimator.predict_log_proba`` of every block of X (single-label classifiers)."""
+    return _map_predict(estimator, X, "predict_log_proba")
