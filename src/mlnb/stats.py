@@ -432,6 +432,19 @@ class GroupStats:
             new.m2[: self.n_groups], new.total_m2 = self.m2, self.total_m2.copy()
         return new
 
+    def placed(self, index, n_groups: int) -> GroupStats:
+        """A copy with group k moved to position ``index[k]`` among ``n_groups`` groups.
+
+        Aligns the groups of two models whose classes were numbered differently (e.g. label
+        sets met in another order) before :meth:`merge`.
+        """
+        new = GroupStats(n_groups, self.n_features, second_moments=self.second_moments)
+        new.count[index], new.sums[index] = self.count, self.sums
+        new.total_count, new.total_sums = self.total_count, self.total_sums.copy()
+        if self.second_moments:
+            new.m2[index], new.total_m2 = self.m2, self.total_m2.copy()
+        return new
+
     def __repr__(self):
         return (
             f"GroupStats(n_groups={self.n_groups}, n_features={self.n_features}, "

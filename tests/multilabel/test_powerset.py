@@ -67,3 +67,16 @@ def test_generic_base_and_bad_parameters():
         RAkEL(mode="nested").fit(X, Y)
     with pytest.raises(ValueError, match="k must be"):
         RAkEL(k=0).fit(X, Y)
+
+
+def test_merge_of_partitions_with_different_label_sets_equals_fit():
+    X, Y = dependent_labels(5, counts=True)
+    order = np.argsort(Y.sum(axis=1), kind="stable")  # partitions see different label sets
+    X, Y = X[order], Y[order]
+    for model in (LabelPowerset(events="multinomial"), RAkEL(events="multinomial", random_state=0)):
+        whole = model.__class__(**model.get_params()).fit(X, Y)
+        first = model.__class__(**model.get_params()).fit(X[:150], Y[:150])
+        second = model.__class__(**model.get_params()).fit(X[150:], Y[150:])
+        merged = first.merge(second)
+        np.testing.assert_array_equal(merged.predict(X), whole.predict(X))
+        np.testing.assert_allclose(merged.predict_proba(X), whole.predict_proba(X), rtol=1e-9)

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._state import atomic
+from .._state import atomic, check_mergeable
 from ..events import make_event_model
 from ..naive_bayes import one_hot
 from ..stats import GroupStats
@@ -119,6 +119,29 @@ class _PowersetEnsemble(ClassifierMixin, BaseEstimator):
         self.n_labels_ = Y.shape[1]
         self.classes_ = binary_classes(self.n_labels_)
         self._params = [events.estimate(s) for s in stats]
+        self._log_priors = [self._log_prior(s.count) for s in stats]
+        return self
+
+    def merge(self, other):
+        """Add the statistics of a model fitted on other rows (NB path; same subsets).
+
+        The other model's label sets are mapped onto this one's; sets it alone has seen
+        become new classes.
+        """
+        check_mergeable(self, other, "n_labels_", "n_features_in_", "subsets_")
+        if self.base_estimator is not None:
+            raise ValueError("merge is available on the Naive Bayes path only")
+        stats, label_sets = [], []
+        for mine, theirs, my_sets, their_sets in zip(
+            self.stats_, other.stats_, self.label_sets_, other.label_sets_, strict=True
+        ):
+            known = list(map(tuple, my_sets))
+            index = _encode(their_sets, known)  # the other's class k is class index[k] here
+            grown = mine.add_groups(len(known) - len(my_sets))
+            stats.append(grown.merge(theirs.placed(index, len(known))))
+            label_sets.append(np.array(known, dtype=int).reshape(len(known), -1))
+        self.stats_, self.label_sets_ = stats, label_sets
+        self._params = [self.events_.estimate(s) for s in stats]
         self._log_priors = [self._log_prior(s.count) for s in stats]
         return self
 
