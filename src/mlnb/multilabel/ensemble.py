@@ -9,6 +9,8 @@ chain, the label columns restricted to its sample plus one column for the sample
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
@@ -139,7 +141,8 @@ class EnsembleClassifierChains(MultiLabelNB):
         rng = check_random_state(self.random_state) if first_call else self._rng
         n_labels, K = Y.shape[1], int(self.n_chains)
         orders = [rng.permutation(n_labels) for _ in range(K)] if first_call else self.orders_
-        membership = self._sample_weights(X.shape[0], rng, online=online)
+        sampler = _batch_generator(rng, X) if online else rng
+        membership = self._sample_weights(X.shape[0], sampler, online=online)
         # Groups of chain k: its labels (columns k*(L+1) .. k*(L+1)+L-1), then its sample.
         blocks = []
         for k in range(K):
@@ -237,3 +240,18 @@ class EnsembleClassifierChains(MultiLabelNB):
     def predict(self, X):
         """``[mean over chains > 0.5]`` for every label (seed 003, eq. 22)."""
         return (self.predict_proba(X) > 0.5).astype(int)
+
+
+def _batch_generator(rng, X):
+    """Random numbers for one online batch: from the model's stream and the batch's content.
+
+    Copies of a model with the same seed (the partitions of a distributed fit) then draw
+    different memberships for different data, while a rerun stays reproducible.
+    """
+    parts = (X.data, X.indices, X.indptr) if sp.issparse(X) else (np.ascontiguousarray(X),)
+    digest = 0
+    for part in parts:
+        digest = zlib.crc32(np.ascontiguousarray(part).view(np.uint8), digest)
+    return np.random.RandomState(
+        np.random.SeedSequence([rng.randint(2**31 - 1), digest]).generate_state(1)
+    )
