@@ -245,3 +245,18 @@ def test_merge_rejects_incompatible_models():
         a.merge(MultinomialNB().fit(X, y % 2))
     with pytest.raises(ValueError, match="n_features_in_ differ"):
         a.merge(MultinomialNB().fit(X[:, :3], y))
+
+
+def test_row_normaliser_equals_scipy_logsumexp():
+    from scipy.special import logsumexp
+
+    from mlnb.naive_bayes import _log_sum_exp_rows
+
+    values = np.random.default_rng(0).normal(0, 800, size=(50, 7))
+    values[0] = -np.inf
+    values[1, 2] = -np.inf
+    values[2] = [1e308, 1e308, 0, 0, 0, 0, 0]
+    np.testing.assert_array_equal(_log_sum_exp_rows(values)[:1], [[-np.inf]])
+    np.testing.assert_allclose(
+        _log_sum_exp_rows(values)[1:], logsumexp(values, axis=1, keepdims=True)[1:], rtol=1e-15
+    )

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -55,6 +54,19 @@ def one_hot(indices, n_groups) -> sp.csr_matrix:
     return sp.csr_matrix(
         (np.ones(n), (np.arange(n), indices)), shape=(n, n_groups), dtype=np.float64
     )
+
+
+def _log_sum_exp_rows(values):
+    """``log(sum(exp(values), axis=1))``, stable, as a column.
+
+    The same arithmetic as ``scipy.special.logsumexp`` without its generality: 4x faster on
+    the few-class matrices of prediction (0.12 ms against 0.52 ms for 2,407 x 15, scene),
+    which made predict_proba slower than scikit-learn's on small data.
+    """
+    largest = values.max(axis=1, keepdims=True)
+    largest = np.where(np.isfinite(largest), largest, 0.0)
+    with np.errstate(divide="ignore"):
+        return largest + np.log(np.exp(values - largest).sum(axis=1, keepdims=True))
 
 
 class _BaseNB(ClassifierMixin, BaseEstimator):
@@ -272,7 +284,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X):
         """``log P(c | x)``, normalised with logsumexp, shape (n_samples, n_classes)."""
         joint = self._joint_log_likelihood(X)
-        return joint - logsumexp(joint, axis=1, keepdims=True)
+        return joint - _log_sum_exp_rows(joint)
 
     def predict_proba(self, X):
         """``P(c | x)``, shape (n_samples, n_classes)."""
