@@ -14,6 +14,7 @@ from .multilabel import (
     GeneticChainEnsemble,
     KNNChain,
     LabelPowerset,
+    NaiBX,
     RAkEL,
 )
 from .naive_bayes import (
@@ -44,6 +45,7 @@ __all__ = [
     "LabelPowerset",
     "MixedNB",
     "MultinomialNB",
+    "NaiBX",
     "OOCC",
     "RAkEL",
     "__version__",

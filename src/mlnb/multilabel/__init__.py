@@ -6,11 +6,13 @@ from .dynamic import DynamicChain
 from .ensemble import EnsembleClassifierChains
 from .imlnb import IMLNB
 from .knn_chain import KNNChain
+from .naibx import CascadeSteps, NaiBX
 from .order_ensembles import OOCC, GeneticChainEnsemble
 from .powerset import LabelPowerset, RAkEL
 
 __all__ = [
     "BinaryRelevance",
+    "CascadeSteps",
     "ClassifierChain",
     "DynamicChain",
     "EnsembleClassifierChains",
@@ -18,6 +20,7 @@ __all__ = [
     "IMLNB",
     "KNNChain",
     "LabelPowerset",
+    "NaiBX",
     "OOCC",
     "RAkEL",
 ]
