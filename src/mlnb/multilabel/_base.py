@@ -23,10 +23,22 @@ from ._label_model import (
 )
 from ._labels import binary_classes, check_label_matrix
 
-__all__ = ["MultiLabelNB"]
+__all__ = ["MultiLabelClassifierMixin", "MultiLabelNB"]
 
 
-class MultiLabelNB(ClassifierMixin, BaseEstimator):
+class MultiLabelClassifierMixin(ClassifierMixin):
+    """scikit-learn tags of a multi-label classifier: 0/1 indicator targets, sparse X."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        tags.classifier_tags.multi_label = True
+        return tags
+
+
+class MultiLabelNB(MultiLabelClassifierMixin, BaseEstimator):
     """Base class: statistics of X and Y grouped by each label, learnt online and mergeable.
 
     Subclasses set ``_uses_label_pairs`` and implement ``predict`` / ``predict_proba``.
@@ -36,14 +48,6 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
     """
 
     _uses_label_pairs = False
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.classifier_tags.multi_label = True
-        return tags
 
     def _event_model(self):
         return make_event_model(self.events)

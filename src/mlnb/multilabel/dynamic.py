@@ -17,7 +17,6 @@ cross-validation on example-based F1 unless given.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
@@ -27,14 +26,17 @@ from ..metrics import f1_score
 from ._base import MultiLabelNB
 from ._inference import dynamic_greedy_search, greedy_search
 from ._labels import check_label_matrix, resolve_order
+from ._neighbourhood import (
+    divide_columns,
+    feature_scale,
+    squared_distances,
+    squared_norms,
+    validation_mask,
+)
 
 __all__ = ["DynamicChain", "local_f1_orders"]
 
 BETAS = tuple(range(1, 11))
-
-
-def _squared_norms(X):
-    return np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else (X * X).sum(1)
 
 
 def local_f1_orders(X, validation_X, validation_Y, validation_predicted, beta, *, block=2048):
@@ -61,14 +63,11 @@ def local_f1_orders(X, validation_X, validation_Y, validation_predicted, beta, *
     true_positive = (truth & predicted).astype(float)
     false_positive = (~truth & predicted).astype(float)
     false_negative = (truth & ~predicted).astype(float)
-    validation_norms = _squared_norms(validation_X)
+    validation_norms = squared_norms(validation_X)
     n_samples = X.shape[0]
     local_f1 = np.zeros((n_samples, truth.shape[1]))
     for start in range(0, n_samples, block):
-        rows = X[start : start + block]
-        cross = rows @ validation_X.T
-        cross = cross.toarray() if sp.issparse(cross) else np.asarray(cross)
-        distance = np.maximum(_squared_norms(rows)[:, None] + validation_norms - 2 * cross, 0.0)
+        distance = squared_distances(X[start : start + block], validation_X, validation_norms)
         # F is a ratio of sums of memberships: shifting each row's exponent by its smallest
         # distance leaves it unchanged and keeps the nearest neighbours from underflowing.
         membership = np.exp(-beta * (distance - distance.min(axis=1, keepdims=True)))
@@ -152,10 +151,7 @@ class DynamicChain(MultiLabelNB):
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
         n_samples = X.shape[0]
-        validation = np.zeros(n_samples, dtype=bool)
-        if fraction > 0:
-            n_validation = max(1, round(fraction * n_samples))
-            validation[rng.choice(n_samples, n_validation, replace=False)] = True
+        validation = validation_mask(n_samples, fraction, rng)
         train = ~validation
         if not train.any() or (fraction > 0 and n_samples < 2):
             raise ValueError(
@@ -165,7 +161,7 @@ class DynamicChain(MultiLabelNB):
         for attribute in ("feature_stats_", "label_stats_", "n_labels_"):
             self.__dict__.pop(attribute, None)
         super().partial_fit(X[train], Y[train], sample_weight=weight[train])
-        self.scale_ = _feature_scale(X[train]) if self.scale else None
+        self.scale_ = feature_scale(X[train]) if self.scale else None
         if self._dynamic():
             validation_X = X[validation]
             self.validation_predicted_ = (self._independent_log_odds(validation_X) > 0).astype(
@@ -190,11 +186,7 @@ class DynamicChain(MultiLabelNB):
         raise ValueError("DynamicChain keeps a validation set: models cannot be merged")
 
     def _scaled(self, X):
-        if self.scale_ is None:
-            return X
-        if sp.issparse(X):
-            return sp.csr_matrix(X.multiply(1.0 / self.scale_[None, :]))
-        return X / self.scale_
+        return X if self.scale_ is None else divide_columns(X, self.scale_)
 
     def _search_beta(self, X, Y, weight, rng):
         """beta in 1..10 by 3-fold cross-validation (example-based F1)."""
@@ -233,14 +225,3 @@ class DynamicChain(MultiLabelNB):
     def predict_proba(self, X):
         """``P(y_k = 1 | x, labels decided before k in x's order)``."""
         return expit(self._search(X)[1])
-
-
-def _feature_scale(X):
-    """Standard deviation of every feature (1 where it is 0)."""
-    if sp.issparse(X):
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        variance = np.asarray(X.multiply(X).mean(axis=0)).ravel() - mean**2
-    else:
-        variance = X.var(axis=0)
-    std = np.sqrt(np.maximum(variance, 0.0))
-    return np.where(std > 0, std, 1.0)

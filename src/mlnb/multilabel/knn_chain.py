@@ -12,25 +12,26 @@ predictions of a validation part of the training set.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import f1_score
+from ._base import MultiLabelClassifierMixin
 from ._labels import binary_classes, check_label_matrix, resolve_order
-from .dynamic import _feature_scale, _squared_norms, local_f1_orders
+from ._neighbourhood import (
+    divide_columns,
+    feature_scale,
+    squared_distances,
+    squared_norms,
+    validation_mask,
+)
+from .dynamic import local_f1_orders
 
 __all__ = ["KNNChain"]
 
 NEIGHBOURS = (1, 3, 5, 7, 9, 11)
-
-
-def _squared_distances(rows, points, point_norms):
-    cross = rows @ points.T
-    cross = cross.toarray() if sp.issparse(cross) else np.asarray(cross)
-    return np.maximum(_squared_norms(rows)[:, None] + point_norms - 2 * cross, 0.0)
 
 
 def _vote(distances, labels, n_neighbors):
@@ -40,7 +41,7 @@ def _vote(distances, labels, n_neighbors):
     return labels[nearest].mean(axis=1)
 
 
-class KNNChain(ClassifierMixin, BaseEstimator):
+class KNNChain(MultiLabelClassifierMixin, BaseEstimator):
     """Classifier chain of nearest-neighbour classifiers in the label-extended space.
 
     Parameters
@@ -75,14 +76,6 @@ class KNNChain(ClassifierMixin, BaseEstimator):
         self.scale = scale
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.classifier_tags.multi_label = True
-        return tags
-
     def _dynamic(self):
         return isinstance(self.order, str) and self.order == "local_f1"
 
@@ -93,19 +86,18 @@ class KNNChain(ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         self.n_labels_ = Y.shape[1]
         self.classes_ = binary_classes(self.n_labels_)
-        self.scale_ = _feature_scale(X) if self.scale else np.ones(X.shape[1])
+        self.scale_ = feature_scale(X) if self.scale else np.ones(X.shape[1])
         X = self._scaled(X)
         train = np.ones(X.shape[0], dtype=bool)
         if self._dynamic():
             fraction = float(self.validation_fraction)
             if not 0 < fraction < 1 or X.shape[0] < 2:
                 raise ValueError("the local-F1 order needs 0 < validation_fraction < 1, 2+ rows")
-            chosen = rng.choice(X.shape[0], max(1, round(fraction * X.shape[0])), replace=False)
-            train[chosen] = False
+            train = ~validation_mask(X.shape[0], fraction, rng)
         else:
             self.order_ = resolve_order(self.order, self.n_labels_)
         self.train_X_, self.train_Y_ = X[train], Y[train].astype(np.int8)
-        self._train_norms = _squared_norms(self.train_X_)
+        self._train_norms = squared_norms(self.train_X_)
         if self.n_neighbors == "auto":
             self.n_neighbors_ = self._search_neighbours(X[train], Y[train], rng)
         else:
@@ -114,16 +106,14 @@ class KNNChain(ClassifierMixin, BaseEstimator):
             self.n_neighbors_ = int(self.n_neighbors)
         if self._dynamic():
             validation_X = X[~train]
-            distances = _squared_distances(validation_X, self.train_X_, self._train_norms)
+            distances = squared_distances(validation_X, self.train_X_, self._train_norms)
             shares = _vote(distances, self.train_Y_, self.n_neighbors_)  # every label at once
             self.validation_predicted_ = (shares > 0.5).astype(np.int8)
             self.validation_X_, self.validation_Y_ = validation_X, Y[~train].astype(np.int8)
         return self
 
     def _scaled(self, X):
-        if sp.issparse(X):
-            return sp.csr_matrix(X.multiply(1.0 / self.scale_[None, :]))
-        return X / self.scale_
+        return divide_columns(X, self.scale_)
 
     def _search_neighbours(self, X, Y, rng):
         """R by 3-fold cross-validation of the chain (in label order 0..L-1 when dynamic)."""
@@ -159,7 +149,7 @@ class KNNChain(ClassifierMixin, BaseEstimator):
         labels_by_column = self.train_Y_.T.astype(np.float64)  # [label, training point]
         for start in range(0, X.shape[0], block):
             rows = np.arange(start, min(start + block, X.shape[0]))
-            distances = _squared_distances(X[rows], self.train_X_, self._train_norms)
+            distances = squared_distances(X[rows], self.train_X_, self._train_norms)
             for step in range(self.n_labels_):
                 label = orders[rows, step]
                 share = _vote_rows(distances, labels_by_column[label], self.n_neighbors_)

@@ -17,30 +17,27 @@ validation part V, as Algorithm 1 of seed 003.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import f1_score
+from ._base import MultiLabelClassifierMixin
 from ._inference import greedy_search
 from ._labels import binary_classes, check_label_matrix
+from ._neighbourhood import (
+    divide_columns,
+    feature_scale,
+    squared_distances,
+    validation_mask,
+)
 from .chain import ClassifierChain
-from .dynamic import _feature_scale, _squared_norms
 
 __all__ = ["GeneticChainEnsemble", "OOCC"]
 
 
-class _ValidatedOrders(ClassifierMixin, BaseEstimator):
+class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
     """Shared: split, fit the order-free chain, predict any order on any rows."""
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.classifier_tags.multi_label = True
-        return tags
 
     def _split_and_fit(self, X, y):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=True)
@@ -49,10 +46,7 @@ class _ValidatedOrders(ClassifierMixin, BaseEstimator):
         if not 0 < fraction < 1 or X.shape[0] < 2:
             raise ValueError("needs 0 < validation_fraction < 1 and at least 2 rows")
         rng = check_random_state(self.random_state)
-        validation = np.zeros(X.shape[0], dtype=bool)
-        validation[rng.choice(X.shape[0], max(1, round(fraction * X.shape[0])), replace=False)] = (
-            True
-        )
+        validation = validation_mask(X.shape[0], fraction, rng)
         self.chain_ = ClassifierChain(
             events=self.events, prior_alpha=self.prior_alpha, label_alpha=self.label_alpha
         ).fit(X[~validation], Y[~validation])
@@ -109,18 +103,15 @@ class OOCC(_ValidatedOrders):
         predictions = self._predict_orders(validation_X, self.orders_)  # (P, |V|, L)
         scores = _row_f1(validation_Y[None], predictions)  # (P, |V|)
         self.best_order_ = np.argmax(scores, axis=0)  # per validation instance
-        self.scale_ = _feature_scale(validation_X)
-        self.validation_X_ = _divide_columns(validation_X, self.scale_)
+        self.scale_ = feature_scale(validation_X)
+        self.validation_X_ = divide_columns(validation_X, self.scale_)
         return self
 
     def predict_proba(self, X):
         """Mean vote of the orders recorded by the nearest validation instances."""
         check_is_fitted(self, "best_order_")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        scaled = _divide_columns(X, self.scale_)
-        cross = scaled @ self.validation_X_.T
-        cross = cross.toarray() if sp.issparse(cross) else np.asarray(cross)
-        distances = _squared_norms(scaled)[:, None] + _squared_norms(self.validation_X_) - 2 * cross
+        distances = squared_distances(divide_columns(X, self.scale_), self.validation_X_)
         k = min(int(self.n_neighbors), distances.shape[1])
         nearest = np.argpartition(distances, k - 1, axis=1)[:, :k]
         chosen = self.best_order_[nearest]  # (n, k) pool indices
@@ -139,12 +130,6 @@ def _row_f1(Y, P):
     tp = (Y & P).sum(axis=-1)
     denominator = Y.sum(axis=-1) + P.sum(axis=-1)
     return np.divide(2.0 * tp, denominator, out=np.ones(tp.shape), where=denominator > 0)
-
-
-def _divide_columns(X, scale):
-    if sp.issparse(X):
-        return sp.csr_matrix(X.multiply(1.0 / scale[None, :]))
-    return X / scale
 
 
 class GeneticChainEnsemble(_ValidatedOrders):

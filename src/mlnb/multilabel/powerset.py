@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -20,6 +20,7 @@ from .._state import atomic, check_mergeable
 from ..events import make_event_model
 from ..naive_bayes import one_hot
 from ..stats import GroupStats
+from ._base import MultiLabelClassifierMixin
 from ._labels import binary_classes, check_label_matrix
 
 __all__ = ["RAkEL", "LabelPowerset"]
@@ -38,16 +39,8 @@ def _encode(Y_subset, known):
     return mapping[inverse.ravel()]
 
 
-class _PowersetEnsemble(ClassifierMixin, BaseEstimator):
+class _PowersetEnsemble(MultiLabelClassifierMixin, BaseEstimator):
     """Label-powerset classifiers on subsets of the labels, votes averaged per label."""
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.classifier_tags.multi_label = True
-        return tags
 
     def _subsets(self, n_labels, rng):
         raise NotImplementedError

@@ -1,0 +1,60 @@
+"""Validation splits, feature scaling and distances of the order-choosing methods.
+
+Shared by the dynamic chains, the kNN chains, OOCC and the genetic ensemble (seed 003):
+each keeps a validation part of the training set and measures Euclidean distances on
+features divided by their standard deviation (the paper standardises; centring does not
+change distances, so sparse data stay sparse).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "divide_columns",
+    "feature_scale",
+    "squared_distances",
+    "squared_norms",
+    "validation_mask",
+]
+
+
+def validation_mask(n_samples, fraction, rng):
+    """A boolean mask of ``round(fraction * n)`` (at least 1) random validation rows."""
+    mask = np.zeros(n_samples, dtype=bool)
+    if fraction > 0:
+        mask[rng.choice(n_samples, max(1, round(fraction * n_samples)), replace=False)] = True
+    return mask
+
+
+def feature_scale(X):
+    """Standard deviation of every feature (1 where it is 0)."""
+    if sp.issparse(X):
+        mean = np.asarray(X.mean(axis=0)).ravel()
+        variance = np.asarray(X.multiply(X).mean(axis=0)).ravel() - mean**2
+    else:
+        variance = X.var(axis=0)
+    std = np.sqrt(np.maximum(variance, 0.0))
+    return np.where(std > 0, std, 1.0)
+
+
+def divide_columns(X, scale):
+    """X with every column divided by ``scale`` (sparse stays sparse)."""
+    if sp.issparse(X):
+        return sp.csr_matrix(X.multiply(1.0 / scale[None, :]))
+    return X / scale
+
+
+def squared_norms(X):
+    """Squared Euclidean norm of every row."""
+    return np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else (X * X).sum(1)
+
+
+def squared_distances(rows, points, point_norms=None):
+    """Squared Euclidean distances between rows and points, shape (n_rows, n_points)."""
+    if point_norms is None:
+        point_norms = squared_norms(points)
+    cross = rows @ points.T
+    cross = cross.toarray() if sp.issparse(cross) else np.asarray(cross)
+    return np.maximum(squared_norms(rows)[:, None] + point_norms - 2 * cross, 0.0)
