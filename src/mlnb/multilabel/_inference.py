@@ -23,6 +23,7 @@ import numpy as np
 __all__ = [
     "MAX_EXACT_LABELS",
     "beam_search",
+    "chain_layout",
     "dynamic_greedy_search",
     "exact_search",
     "greedy_search",
@@ -123,21 +124,38 @@ def beam_search(base, weight, absent, order, *, width=1, block=32):
     return labels[rows, best].astype(int), conditional[rows, best]
 
 
-def greedy_search(base, weight, absent, order, *, block=64):
-    """The classic greedy chain: each label decided by the sign of its log-odds.
+def chain_layout(weight, absent, order):
+    """The pairwise terms of one order, laid out for :func:`greedy_search`.
 
-    Same contract as :func:`beam_search` with width 1. Works in the chain order's own
-    column layout (Fortran order, so each label's column and "the labels decided so far"
-    are contiguous): a block's scores get the earlier blocks' decisions in one matrix
-    product, and each label the decisions inside its block in one matrix-vector product.
+    Returns ``(order, weight_in_order, absent_offset)``: the weights with rows and columns
+    in chain order, and for each position the sum of the "absent" terms of every earlier
+    label (each decided label adds its absent term whatever its value). Models that predict
+    often in one order keep this instead of recomputing it per call.
     """
     order = np.asarray(order)
-    n_samples, n_labels = base.shape
     weight_in_order = weight[np.ix_(order, order)]
-    # Every decided label adds its "absent" term whatever its value: fold those in once.
-    folded = base[:, order] + np.tril(absent[np.ix_(order, order)], -1).sum(axis=1)
+    absent_offset = np.tril(absent[np.ix_(order, order)], -1).sum(axis=1)
+    return order, weight_in_order, absent_offset
+
+
+def greedy_search(base, weight, absent, order, *, block=64, layout=None, conditional=True):
+    """The classic greedy chain: each label decided by the sign of its log-odds.
+
+    Same contract as :func:`beam_search` with width 1 (``layout`` from
+    :func:`chain_layout` may replace ``weight``, ``absent`` and ``order``; with
+    ``conditional=False`` the log-odds are not returned, None instead). Works in the chain
+    order's own column layout (Fortran order, so each label's column and "the labels
+    decided so far" are contiguous): a block's scores get the earlier blocks' decisions in
+    one matrix product, and each label the decisions inside its block in one
+    matrix-vector product.
+    """
+    if layout is None:
+        layout = chain_layout(weight, absent, order)
+    order, weight_in_order, absent_offset = layout
+    n_samples, n_labels = base.shape
+    folded = base[:, order] + absent_offset
     decided = np.zeros((n_samples, n_labels), order="F")
-    conditional = np.zeros((n_samples, n_labels), order="F")
+    log_odds = np.zeros((n_samples, n_labels), order="F") if conditional else None
     for start in range(0, n_labels, block):
         stop = min(start + block, n_labels)
         scores = folded[:, start:stop]
@@ -148,11 +166,14 @@ def greedy_search(base, weight, absent, order, *, block=64):
             if position > start:
                 step = step + decided[:, start:position] @ weight_in_order[position, start:position]
             decided[:, position] = step > 0
-            conditional[:, position] = step
+            if conditional:
+                log_odds[:, position] = step
     labels = np.empty((n_samples, n_labels), dtype=int)
     labels[:, order] = decided
+    if not conditional:
+        return labels, None
     conditional_by_label = np.empty((n_samples, n_labels))
-    conditional_by_label[:, order] = conditional
+    conditional_by_label[:, order] = log_odds
     return labels, conditional_by_label
 
 

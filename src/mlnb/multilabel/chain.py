@@ -17,7 +17,13 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import MultiLabelNB
-from ._inference import beam_search, exact_search, joint_log_proba
+from ._inference import (
+    beam_search,
+    chain_layout,
+    exact_search,
+    greedy_search,
+    joint_log_proba,
+)
 from ._labels import binary_classes, check_label_matrix, resolve_order
 
 __all__ = ["ClassifierChain"]
@@ -132,8 +138,13 @@ class ClassifierChain(MultiLabelNB):
                 raise ValueError("a generic chain predicts in its fitted order only")
             return self._generic_search(X)
         base = self._independent_log_odds(X)
-        order = self.order_ if order is None else resolve_order(order, self.n_labels_)
         weight, absent = self._label_pairs
+        if order is None and self.inference == "greedy":
+            # the fitted order's layout is kept until the statistics change (_install)
+            if getattr(self, "_layout", None) is None:
+                self._layout = chain_layout(weight, absent, self.order_)
+            return greedy_search(base, weight, absent, self.order_, layout=self._layout)
+        order = self.order_ if order is None else resolve_order(order, self.n_labels_)
         if self.inference == "exact":
             return exact_search(base, weight, absent, order)
         width = 1 if self.inference == "greedy" else self.beam_width

@@ -20,7 +20,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .._state import atomic, check_mergeable
 from ..stats import GroupStats
 from ._base import MultiLabelNB
-from ._inference import beam_search, exact_search
+from ._inference import beam_search, exact_search, greedy_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._labels import binary_classes, check_label_matrix
 from .chain import ClassifierChain
@@ -211,11 +211,12 @@ class EnsembleClassifierChains(MultiLabelNB):
 
     # ---- prediction ---------------------------------------------------------------------
     def _chain_outputs(self, X):
-        """Each chain's (0/1 labels, conditional probabilities), one chain at a time."""
+        """Each chain's 0/1 labels and (soft voting) its conditional probabilities."""
+        soft = self.voting == "soft"
         if self.base_estimator is not None:
             check_is_fitted(self, "estimators_")
             for chain in self.estimators_:
-                yield chain.predict(X), chain.predict_proba(X)
+                yield chain.predict(X), chain.predict_proba(X) if soft else None
             return
         prepared = self._prepared(X)
         for order, (params, prior, (weight, absent)) in zip(
@@ -224,16 +225,17 @@ class EnsembleClassifierChains(MultiLabelNB):
             base = feature_log_odds(self.events_, None, prepared, params=params) + prior
             if self.inference == "exact":
                 labels, log_odds = exact_search(base, weight, absent, order)
+            elif self.inference == "greedy":
+                labels, log_odds = greedy_search(base, weight, absent, order, conditional=soft)
             else:
-                width = 1 if self.inference == "greedy" else self.beam_width
-                labels, log_odds = beam_search(base, weight, absent, order, width=width)
-            yield labels, expit(log_odds)
+                labels, log_odds = beam_search(base, weight, absent, order, width=self.beam_width)
+            yield labels, expit(log_odds) if soft else None
 
     def predict_proba(self, X):
         """Mean over chains of the 0/1 responses ("hard") or probabilities ("soft")."""
         total = None
         for labels, proba in self._chain_outputs(X):
-            response = labels if self.voting == "hard" else proba
+            response = proba if self.voting == "soft" else labels
             total = response.astype(np.float64) if total is None else total + response
         return total / int(self.n_chains)
 
