@@ -132,7 +132,7 @@ class ClassifierChain(MultiLabelNB):
         return self
 
     # ---- prediction ---------------------------------------------------------------------
-    def _search(self, X, order):
+    def _search(self, X, order, *, conditional=True):
         if self.base_estimator is not None:
             if order is not None:
                 raise ValueError("a generic chain predicts in its fitted order only")
@@ -143,7 +143,9 @@ class ClassifierChain(MultiLabelNB):
             # the fitted order's layout is kept until the statistics change (_install)
             if getattr(self, "_layout", None) is None:
                 self._layout = chain_layout(weight, absent, self.order_)
-            return greedy_search(base, weight, absent, self.order_, layout=self._layout)
+            return greedy_search(
+                base, weight, absent, self.order_, layout=self._layout, conditional=conditional
+            )
         order = self.order_ if order is None else resolve_order(order, self.n_labels_)
         if self.inference == "exact":
             return exact_search(base, weight, absent, order)
@@ -152,7 +154,7 @@ class ClassifierChain(MultiLabelNB):
 
     def predict(self, X, order=None):
         """0/1 labels, shape (n_samples, n_labels); ``order`` overrides the fitted order."""
-        return self._search(X, order)[0]
+        return self._search(X, order, conditional=False)[0]
 
     def predict_proba(self, X, order=None):
         """``P(y_k = 1 | x, labels decided before k)`` along the predicted label vector."""
