@@ -76,6 +76,17 @@ def archive(tmp_path):
             "latin-1"
         ),
         "20news-bydate-test/sci.space/70": b"Subject: Mars\n\nRed planet\n",
+        # a uuencoded attachment: "begin" line, full "M" lines, "end"
+        "20news-bydate-test/sci.space/71": (
+            b"Subject: Image\n\nSee the file.\nbegin 644 a.gif\n"
+            + b"M"
+            + b"1AB9&#_*XYZ" * 5
+            + b"QRSTU\n"
+            + b"M"
+            + b"WW_QQ^PPZZ" * 6
+            + b"\n"
+            + b"end\n"
+        ),
     }
     with tarfile.open(path, "w:gz") as tar:
         for name, data in files.items():
@@ -92,10 +103,13 @@ def test_20ng_archive_read_directly(archive):
     assert train.labels.tolist() == ["alt.atheism", "alt.atheism", "sci.space"]
     # sorted by group, then numerically by file name (9 before 10)
     assert train.documents == ["faith belief text", "caf na ve r sum", "moon orbit of the moon"]
-    assert test.documents == ["mars red planet"]
+    assert test.documents[0] == "mars red planet"
+    assert "ab xyz" in test.documents[1]  # the attachment's letters, kept by the recipe
     stemmed = load_text_corpus(archive, variant="stemmed", split="train")
     assert stemmed.documents[2] == "moon orbit moon"
-    assert len(load_text_corpus(archive, split="full")) == 4
+    assert len(load_text_corpus(archive, split="full")) == 5
+    dropped = load_text_corpus(archive, split="test", drop_uuencoded=True)
+    assert dropped.documents[1] == "image see the file begin a gif end"
 
 
 def test_label_tab_text_file(tmp_path):
