@@ -105,7 +105,8 @@ class _Writer:
         if isinstance(value, np.random.RandomState):
             return {"__random_state__": self.encode(value.get_state())}
         if isinstance(value, GroupStats):
-            return {"__object__": _qualified(value), "state": self.encode(vars(value))}
+            state = {k: v for k, v in vars(value).items() if not k.startswith("_")}  # no caches
+            return {"__object__": _qualified(value), "state": self.encode(state)}
         if isinstance(value, EventModel) or _is_mlnb_estimator(value):
             return {
                 "__object__": _qualified(value),

@@ -192,6 +192,15 @@ class GroupStats:
         """Weighted mean of each group (0 for an empty group), shape (n_groups, n_features)."""
         return _safe_divide(self.sums, self.count[:, None])
 
+    def group_sums(self) -> np.ndarray:
+        """``sums.sum(axis=1)``: each group's total over all features, cached until the
+        statistics change (they replace ``sums`` rather than modify it)."""
+        cached = getattr(self, "_group_sums", None)
+        if cached is None or cached[0] is not self.sums:
+            cached = (self.sums, self.sums.sum(axis=1))
+            self._group_sums = cached
+        return cached[1]
+
     @property
     def var(self) -> np.ndarray:
         """Weighted maximum-likelihood variance of each group (0 for an empty group)."""
@@ -362,13 +371,17 @@ class GroupStats:
         self.total_count, self.total_sums = total_count, total_sums
         return self
 
-    def copy(self) -> GroupStats:
-        """A deep copy."""
-        new = GroupStats(self.n_groups, self.n_features, second_moments=self.second_moments)
-        new.count, new.sums = self.count.copy(), self.sums.copy()
-        new.total_count, new.total_sums = self.total_count, self.total_sums.copy()
+    def copy(self, *, deep=True) -> GroupStats:
+        """A copy; ``deep=False`` shares the arrays, which :meth:`merge` and :meth:`subtract`
+        replace rather than modify, so the copy can be merged into or subtracted from
+        without touching the original."""
+        new = GroupStats(0, 0, second_moments=self.second_moments)
+        new.n_groups, new.n_features = self.n_groups, self.n_features
+        take = np.copy if deep else (lambda array: array)
+        new.count, new.sums = take(self.count), take(self.sums)
+        new.total_count, new.total_sums = self.total_count, take(self.total_sums)
         if self.second_moments:
-            new.m2, new.total_m2 = self.m2.copy(), self.total_m2.copy()
+            new.m2, new.total_m2 = take(self.m2), take(self.total_m2)
         return new
 
     def complement(self) -> GroupStats:

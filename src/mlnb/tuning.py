@@ -32,11 +32,30 @@ from .naive_bayes import _BaseNB
 __all__ = ["FoldSubtractionSearchCV"]
 
 
+# Scorers that depend on the labels only through their identity and sorted order: the
+# search may score with the labels' integer codes, which scikit-learn's metrics handle
+# several times faster than strings (measured: a third of a 20 Newsgroups search).
+_CODE_SAFE_SCORERS = {
+    None,
+    "accuracy",
+    "balanced_accuracy",
+    "matthews_corrcoef",
+    "neg_log_loss",
+    *(
+        f"{m}_{a}"
+        for m in ("f1", "precision", "recall", "jaccard")
+        for a in ("macro", "micro", "weighted")
+    ),
+}
+
+
 class _SingleLabel:
     """Statistics of a single-label NB classifier: one GroupStats over all classes."""
 
     def __init__(self, y):
         self.classes, self.index = np.unique(np.asarray(y), return_inverse=True)
+        self.index = self.index.ravel()
+        self.encoded = False  # score with the classes' integer codes (set by the search)
 
     def statistics(self, model, X, rows, weight):
         events = model._event_model()
@@ -44,11 +63,16 @@ class _SingleLabel:
             events, X[rows], self.index[rows], len(self.classes), weight[rows]
         )
 
-    def install(self, model, stats, n_features, columns=None):
+    def install(self, model, stats, n_features, columns=None, *, codes=None):
         present = stats.count > 0  # as a refit on the training part, which lacks the others
         if not np.all(present):
             stats = stats.select_groups(present)
-        return model._from_statistics(self.classes[present], stats, n_features, columns)
+        codes = self.encoded if codes is None else codes
+        classes = np.arange(len(self.classes)) if codes else self.classes
+        return model._from_statistics(classes[present], stats, n_features, columns)
+
+    def targets(self, y, rows):
+        return self.index[rows] if self.encoded else _safe_indexing(y, rows)
 
 
 class _MultiLabel:
@@ -66,14 +90,17 @@ class _MultiLabel:
             )
         )
 
-    def install(self, model, stats, n_features, columns=None):
+    def install(self, model, stats, n_features, columns=None, *, codes=None):
         return model._from_statistics(*stats, n_features)
+
+    def targets(self, y, rows):
+        return _safe_indexing(y, rows)
 
 
 def _combine(parts, minus=None):
     """Sum of statistics (lists of GroupStats or None), minus one of them."""
     parts = [p if isinstance(p, list) else [p] for p in parts]
-    total = [None if s is None else s.copy() for s in parts[0]]
+    total = [None if s is None else s.copy(deep=False) for s in parts[0]]
     for part in parts[1:]:
         total = [None if t is None else t.merge(s) for t, s in zip(total, part, strict=True)]
     if minus is not None:
@@ -160,6 +187,10 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
             covered[test] += 1
         partition = bool(np.all(covered == 1))
         scorer = check_scoring(self.estimator, scoring=self.scoring)
+        if isinstance(adapter, _SingleLabel):
+            adapter.encoded = isinstance(self.scoring, (str, type(None))) and (
+                self.scoring in _CODE_SAFE_SCORERS
+            )
 
         # Grid values that share statistics (same event-model key) are scored together.
         groups = {}
@@ -189,7 +220,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
                 isinstance(adapter, _SingleLabel) and template._event_model().zero_features_silent
             )
             for k, (train_stats, test) in enumerate(zip(train_parts, test_sets, strict=True)):
-                X_test, y_test = X[test], _safe_indexing(y, test)
+                X_test, y_test = X[test], adapter.targets(y, test)
                 columns = _used_columns(X_test) if silent else None
                 if columns is not None:
                     X_test = X_test[:, columns]
@@ -214,7 +245,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
         if self.refit:
             best = clone(self.estimator).set_params(**self.best_params_)
             self.best_estimator_ = adapter.install(
-                best, _unwrap(totals[self.best_index_], adapter), X.shape[1]
+                best, _unwrap(totals[self.best_index_], adapter), X.shape[1], codes=False
             )
         return self
 

@@ -54,7 +54,7 @@ class Multinomial(_CountModel):
 
     def estimate_columns(self, stats, columns):
         alpha = _positive(self.alpha, "alpha", floor=_MIN_SMOOTHING)
-        class_total = stats.sums.sum(axis=1, keepdims=True) + stats.n_features * alpha
+        class_total = stats.group_sums()[:, None] + stats.n_features * alpha
         return {"log_phi": np.log(stats.sums[:, columns] + alpha) - np.log(class_total)}
 
     def _log_likelihood(self, params, X):
@@ -94,7 +94,7 @@ class BayesianMultinomial(_CountModel):
 
     def estimate_columns(self, stats, columns):
         beta = _positive(self.beta, "beta", floor=_MIN_SMOOTHING)
-        class_total = stats.sums.sum(axis=1) + stats.n_features * beta
+        class_total = stats.group_sums() + stats.n_features * beta
         return {"smoothed": stats.sums[:, columns] + beta, "class_total": class_total}
 
     def _log_likelihood(self, params, X):
