@@ -162,25 +162,31 @@ class EnsembleClassifierChains(MultiLabelNB):
         return self
 
     def _install_ensemble(self, features, labels, events, n_labels):
-        chains = []
-        for k in range(int(self.n_chains)):
-            groups = slice(k * (n_labels + 1), k * (n_labels + 1) + n_labels)
-            total = k * (n_labels + 1) + n_labels
-            member = features.select_groups(groups, total_group=total)
-            pairs = labels.select_groups(groups, total_group=total)
-            chains.append(
-                (
-                    feature_parameters(events, member),
-                    log_prior_odds(member.count, member.total_count, self.prior_alpha),
-                    label_log_odds(pairs, self.label_alpha),
-                )
-            )
         self.events_ = events
         self.feature_stats_ = features
         self.label_stats_ = labels
         self.n_labels_ = n_labels
         self.classes_ = binary_classes(n_labels)
-        self._chains = chains
+        self._chain_model(0)  # checks the hyper-parameters now, not at prediction
+
+    def _chain_model(self, k):
+        """Chain k's feature parameters, prior log-odds and label-pair terms.
+
+        Derived from the shared statistics when needed rather than stored: K chains' L x L
+        pair terms and feature parameters would be most of the model's memory (delicious:
+        222 MiB against 116 MiB of statistics), and deriving them costs a few
+        milliseconds per chain.
+        """
+        n_labels = self.n_labels_
+        groups = slice(k * (n_labels + 1), k * (n_labels + 1) + n_labels)
+        total = k * (n_labels + 1) + n_labels
+        member = self.feature_stats_.select_groups(groups, total_group=total)
+        pairs = self.label_stats_.select_groups(groups, total_group=total)
+        return (
+            feature_parameters(self.events_, member),
+            log_prior_odds(member.count, member.total_count, self.prior_alpha),
+            label_log_odds(pairs, self.label_alpha),
+        )
 
     def _fit_generic(self, X, y, sample_weight):
         X = validate_data(self, X, accept_sparse="csr", reset=True)
@@ -219,9 +225,8 @@ class EnsembleClassifierChains(MultiLabelNB):
                 yield chain.predict(X), chain.predict_proba(X) if soft else None
             return
         prepared = self._prepared(X)
-        for order, (params, prior, (weight, absent)) in zip(
-            self.orders_, self._chains, strict=True
-        ):
+        for k, order in enumerate(self.orders_):
+            params, prior, (weight, absent) = self._chain_model(k)
             base = feature_log_odds(self.events_, None, prepared, params=params) + prior
             if self.inference == "exact":
                 labels, log_odds = exact_search(base, weight, absent, order)
