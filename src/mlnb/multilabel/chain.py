@@ -94,9 +94,8 @@ class ClassifierChain(MultiLabelNB):
         if self.inference not in INFERENCE:
             raise ValueError(f"inference must be one of {INFERENCE}; got {self.inference!r}")
         if self.base_estimator is None:
-            super().fit(X, y, sample_weight)
-            self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
-            return self
+            self.__dict__.pop("order_", None)
+            return super().fit(X, y, sample_weight)
         if self.inference != "greedy":
             raise ValueError("a chain of generic base estimators supports inference='greedy' only")
         X = validate_data(self, X, accept_sparse="csr", reset=True)
@@ -120,16 +119,12 @@ class ClassifierChain(MultiLabelNB):
         """Add a batch of rows (NB path only); the order stays as fitted."""
         if self.base_estimator is not None:
             raise ValueError("partial_fit is available on the Naive Bayes path only")
-        first_call = not hasattr(self, "feature_stats_")
-        super().partial_fit(X, y, sample_weight)
-        if first_call:
-            self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
-        return self
+        return super().partial_fit(X, y, sample_weight)
 
-    def _from_statistics(self, features, labels, n_features):
-        super()._from_statistics(features, labels, n_features)
-        self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
-        return self
+    def _install(self, features, labels, events=None):
+        super()._install(features, labels, events)
+        if not hasattr(self, "order_"):  # drawn once, when the first statistics arrive
+            self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
 
     # ---- prediction ---------------------------------------------------------------------
     def _search(self, X, order, *, conditional=True):
