@@ -14,6 +14,7 @@ import scipy.sparse as sp
 __all__ = [
     "divide_columns",
     "feature_scale",
+    "nearest_points",
     "squared_distances",
     "squared_norms",
     "validation_mask",
@@ -58,3 +59,9 @@ def squared_distances(rows, points, point_norms=None):
     cross = rows @ points.T
     cross = cross.toarray() if sp.issparse(cross) else np.asarray(cross)
     return np.maximum(squared_norms(rows)[:, None] + point_norms - 2 * cross, 0.0)
+
+
+def nearest_points(distances, k):
+    """Indices of the k smallest distances of every row (ties: any), shape (n_rows, k)."""
+    k = min(int(k), distances.shape[1])
+    return np.argpartition(distances, k - 1, axis=1)[:, :k]

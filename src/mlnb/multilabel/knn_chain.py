@@ -23,6 +23,7 @@ from ._labels import binary_classes, check_label_matrix, resolve_order
 from ._neighbourhood import (
     divide_columns,
     feature_scale,
+    nearest_points,
     squared_distances,
     squared_norms,
     validation_mask,
@@ -36,9 +37,7 @@ NEIGHBOURS = (1, 3, 5, 7, 9, 11)
 
 def _vote(distances, labels, n_neighbors):
     """Share of the R nearest points holding each label, shape (n, L): binary relevance kNN."""
-    R = min(n_neighbors, distances.shape[1])
-    nearest = np.argpartition(distances, R - 1, axis=1)[:, :R]
-    return labels[nearest].mean(axis=1)
+    return labels[nearest_points(distances, n_neighbors)].mean(axis=1)
 
 
 class KNNChain(MultiLabelClassifierMixin, BaseEstimator):
@@ -166,6 +165,5 @@ class KNNChain(MultiLabelClassifierMixin, BaseEstimator):
 
 def _vote_rows(distances, labels, n_neighbors):
     """Like :func:`_vote`, with each row voting on its own label column (``labels`` n x N)."""
-    R = min(n_neighbors, distances.shape[1])
-    nearest = np.argpartition(distances, R - 1, axis=1)[:, :R]
+    nearest = nearest_points(distances, n_neighbors)
     return np.take_along_axis(labels, nearest, axis=1).mean(axis=1)

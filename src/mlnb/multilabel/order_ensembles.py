@@ -28,6 +28,7 @@ from ._labels import binary_classes, check_label_matrix
 from ._neighbourhood import (
     divide_columns,
     feature_scale,
+    nearest_points,
     squared_distances,
     validation_mask,
 )
@@ -112,9 +113,8 @@ class OOCC(_ValidatedOrders):
         check_is_fitted(self, "best_order_")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         distances = squared_distances(divide_columns(X, self.scale_), self.validation_X_)
-        k = min(int(self.n_neighbors), distances.shape[1])
-        nearest = np.argpartition(distances, k - 1, axis=1)[:, :k]
-        chosen = self.best_order_[nearest]  # (n, k) pool indices
+        # the pool indices recorded by each row's nearest validation instances, (n, k)
+        chosen = self.best_order_[nearest_points(distances, self.n_neighbors)]
         predictions = self._predict_orders(X, self.orders_)  # (P, n, L)
         rows = np.arange(X.shape[0])[:, None]
         return predictions[chosen, rows].mean(axis=1)
