@@ -94,6 +94,19 @@ data_dir_option = click.option(
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress bars or notes.")
+
+
+def part_option(default, help_text):
+    """The --part option: train, test or both parts of a data set with a provided split."""
+    return click.option(
+        "--part",
+        type=click.Choice(["train", "test", "full"]),
+        default=default,
+        show_default=True,
+        help=help_text,
+    )
+
+
 param_option = click.option(
     "--param",
     "-p",
@@ -161,13 +174,7 @@ def datasets(data_dir, as_json, quiet):
 @click.option("-m", "--method", required=True, help="Method name (see `mlnb evaluate -h`).")
 @param_option
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--part",
-    type=click.Choice(["train", "test", "full"]),
-    default="train",
-    show_default=True,
-    help="Which part of a data set with a provided split to train on.",
-)
+@part_option("train", "Which part of a data set with a provided split to train on.")
 @data_dir_option
 @quiet_option
 @reported
@@ -205,13 +212,7 @@ def fit(data, method, params, output, part, data_dir, quiet):
     default=None,
     help="CSV file (default: standard output).",
 )
-@click.option(
-    "--part",
-    type=click.Choice(["train", "test", "full"]),
-    default="test",
-    show_default=True,
-    help="Which part of a data set with a provided split.",
-)
+@part_option("test", "Which part of a data set with a provided split to predict.")
 @click.option(
     "--proba/--no-proba",
     default=True,
