@@ -102,7 +102,6 @@ class MultiLabelNB(MultiLabelClassifierMixin, BaseEstimator):
         self._feature_params = params
         self.prior_log_odds_ = prior
         self._label_pairs = pairs
-        self._layout = None  # a chain's cached layout of its fitted order
 
     def _from_statistics(self, features, labels, n_features):
         """Become an estimator fitted to these statistics (e.g. fold-subtracted ones)."""

@@ -24,6 +24,7 @@ __all__ = [
     "MAX_EXACT_LABELS",
     "beam_search",
     "chain_layout",
+    "chain_search",
     "dynamic_greedy_search",
     "exact_search",
     "greedy_search",
@@ -175,6 +176,21 @@ def greedy_search(base, weight, absent, order, *, block=64, layout=None, conditi
     conditional_by_label = np.empty((n_samples, n_labels))
     conditional_by_label[:, order] = log_odds
     return labels, conditional_by_label
+
+
+def chain_search(
+    base, weight, absent, order, inference, *, beam_width=5, layout=None, conditional=True
+):
+    """The chain's labels by ``inference``: "greedy", "beam" (``beam_width``) or "exact".
+
+    ``layout`` and ``conditional`` are passed to :func:`greedy_search`; the other searches
+    always return the conditional log-odds.
+    """
+    if inference == "exact":
+        return exact_search(base, weight, absent, order)
+    if inference == "greedy":
+        return greedy_search(base, weight, absent, order, layout=layout, conditional=conditional)
+    return beam_search(base, weight, absent, order, width=beam_width)
 
 
 def dynamic_greedy_search(base, weight, absent, orders, *, block=1024):

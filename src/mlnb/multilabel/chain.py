@@ -17,13 +17,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import MultiLabelNB
-from ._inference import (
-    beam_search,
-    chain_layout,
-    exact_search,
-    greedy_search,
-    joint_log_proba,
-)
+from ._inference import chain_layout, chain_search, joint_log_proba
 from ._labels import binary_classes, check_label_matrix, resolve_order
 
 __all__ = ["ClassifierChain"]
@@ -123,6 +117,7 @@ class ClassifierChain(MultiLabelNB):
 
     def _install(self, features, labels, events=None):
         super()._install(features, labels, events)
+        self._layout = None  # the fitted order's layout, made at the first prediction
         if not hasattr(self, "order_"):  # drawn once, when the first statistics arrive
             self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
 
@@ -134,18 +129,26 @@ class ClassifierChain(MultiLabelNB):
             return self._generic_search(X)
         base = self._independent_log_odds(X)
         weight, absent = self._label_pairs
-        if order is None and self.inference == "greedy":
-            # the fitted order's layout is kept until the statistics change (_install)
-            if getattr(self, "_layout", None) is None:
-                self._layout = chain_layout(weight, absent, self.order_)
-            return greedy_search(
-                base, weight, absent, self.order_, layout=self._layout, conditional=conditional
-            )
-        order = self.order_ if order is None else resolve_order(order, self.n_labels_)
-        if self.inference == "exact":
-            return exact_search(base, weight, absent, order)
-        width = 1 if self.inference == "greedy" else self.beam_width
-        return beam_search(base, weight, absent, order, width=width)
+        layout = None
+        if order is None:
+            order = self.order_
+            if self.inference == "greedy":
+                # the fitted order's layout is kept until the statistics change (_install)
+                if self._layout is None:
+                    self._layout = chain_layout(weight, absent, order)
+                layout = self._layout
+        else:
+            order = resolve_order(order, self.n_labels_)
+        return chain_search(
+            base,
+            weight,
+            absent,
+            order,
+            self.inference,
+            beam_width=self.beam_width,
+            layout=layout,
+            conditional=conditional,
+        )
 
     def predict(self, X, order=None):
         """0/1 labels, shape (n_samples, n_labels); ``order`` overrides the fitted order."""

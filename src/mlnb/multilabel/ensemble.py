@@ -20,7 +20,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .._state import atomic, check_mergeable
 from ..stats import GroupStats
 from ._base import MultiLabelNB
-from ._inference import beam_search, exact_search, greedy_search
+from ._inference import chain_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._labels import binary_classes, check_label_matrix
 from .chain import ClassifierChain
@@ -228,12 +228,15 @@ class EnsembleClassifierChains(MultiLabelNB):
         for k, order in enumerate(self.orders_):
             params, prior, (weight, absent) = self._chain_model(k)
             base = feature_log_odds(self.events_, None, prepared, params=params) + prior
-            if self.inference == "exact":
-                labels, log_odds = exact_search(base, weight, absent, order)
-            elif self.inference == "greedy":
-                labels, log_odds = greedy_search(base, weight, absent, order, conditional=soft)
-            else:
-                labels, log_odds = beam_search(base, weight, absent, order, width=self.beam_width)
+            labels, log_odds = chain_search(
+                base,
+                weight,
+                absent,
+                order,
+                self.inference,
+                beam_width=self.beam_width,
+                conditional=soft,
+            )
             yield labels, expit(log_odds) if soft else None
 
     def predict_proba(self, X):
