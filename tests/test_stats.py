@@ -174,3 +174,15 @@ def test_variance_never_negative(X):
     assert np.all(stats.var >= 0)
     assert np.all(stats.complement().var >= 0)
     np.testing.assert_allclose(stats.var, [X[g::3].var(0) for g in range(3)], atol=1e-6)
+
+
+def test_add_row_equals_update_and_keeps_derived_totals_current():
+    X, G, w = random_problem(4)
+    G = np.eye(3)[np.argmax(G, axis=1)]
+    expected = GroupStats.from_data(X, G, w)
+    online = GroupStats(3, X.shape[1])
+    for x, g, weight in zip(X, G, w, strict=True):
+        online.group_sums()  # a derived total, read between rows, must not go stale
+        online.add_row(x, np.flatnonzero(g), weight)
+    assert_stats_equal(online, expected)
+    np.testing.assert_allclose(online.group_sums(), expected.sums.sum(axis=1), rtol=1e-12)

@@ -371,6 +371,32 @@ class GroupStats:
         self.total_count, self.total_sums = total_count, total_sums
         return self
 
+    def add_row(self, x, groups, weight=1.0) -> GroupStats:
+        """Add one dense row ``x`` (1-D) of weight ``weight`` to ``groups``, in place.
+
+        The online fast path (NaiBX's ``add_example``): Welford's update, i.e. Chan's
+        pairwise update with a one-row second set, ``M2 += (x - mean)**2 n w / (n + w)``,
+        written out because the general broadcasting of :meth:`merge` made one row 3 times
+        slower (measured on yeast). Unlike every other method it modifies the arrays in
+        place: do not use it on a ``copy(deep=False)``.
+        """
+        tiny = np.finfo(np.float64).tiny
+        self.__dict__.pop("_group_sums", None)  # the sums change in place
+        if self.second_moments:
+            count = self.count[groups]
+            mean = self.sums[groups] / np.maximum(count, tiny)[:, None]
+            share = count * weight / np.maximum(count + weight, tiny)
+            self.m2[groups] += (x - mean) ** 2 * share[:, None]
+            if self.total_count > 0:
+                total = self.total_count
+                share = total * weight / (total + weight)
+                self.total_m2 += (x - self.total_sums / total) ** 2 * share
+        self.count[groups] += weight
+        self.sums[groups] += weight * x
+        self.total_count += weight
+        self.total_sums += weight * x
+        return self
+
     def copy(self, *, deep=True) -> GroupStats:
         """A copy; ``deep=False`` shares the arrays, which :meth:`merge` and :meth:`subtract`
         replace rather than modify, so the copy can be merged into or subtracted from
