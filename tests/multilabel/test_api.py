@@ -23,6 +23,7 @@ from mlnb import (
     BinaryRelevance,
     ClassifierChain,
     DynamicChain,
+    DynamicChainEnsemble,
     EnsembleClassifierChains,
     KNNChain,
     LabelPowerset,
@@ -35,6 +36,7 @@ ESTIMATORS = [
     BinaryRelevance(),
     ClassifierChain(),
     DynamicChain(beta=2.0, random_state=0),
+    DynamicChainEnsemble(n_chains=3, beta=2.0, random_state=0),
     EnsembleClassifierChains(n_chains=3, random_state=0),
     KNNChain(n_neighbors=3),
     LabelPowerset(),
@@ -89,7 +91,7 @@ _EXPECTED_FAILURES["check_estimators_partial_fit_n_features"] = (
 
 def expected_failures(estimator):
     failures = dict(_EXPECTED_FAILURES)
-    if isinstance(estimator, EnsembleClassifierChains):
+    if isinstance(estimator, (EnsembleClassifierChains, DynamicChainEnsemble)):
         failures["check_classifiers_multilabel_output_format_predict_proba"] = (
             "with hard voting (seed 003, eq. 22) predict_proba is the share of chains voting "
             "1, which is exactly 0 or 1 when all chains agree"
@@ -161,7 +163,7 @@ def test_sample_weight_forms_and_integer_weights(estimator, data):
         got = clone(estimator).fit(X, Y, sample_weight=form).predict_proba(X)
         np.testing.assert_allclose(got, expected, rtol=1e-12)
     # ECC's samples and DynamicChain's validation split are draws of rows
-    if not isinstance(estimator, (EnsembleClassifierChains, DynamicChain)):
+    if not isinstance(estimator, (EnsembleClassifierChains, DynamicChain, DynamicChainEnsemble)):
         repeated = clone(estimator).fit(np.repeat(X, weights, 0), np.repeat(Y, weights, 0))
         np.testing.assert_allclose(repeated.predict_proba(X), expected, rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="sample_weight"):

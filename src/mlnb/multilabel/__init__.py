@@ -3,6 +3,7 @@
 from .binary_relevance import BinaryRelevance
 from .chain import ClassifierChain
 from .dynamic import DynamicChain
+from .dynamic_ensemble import DynamicChainEnsemble
 from .ensemble import EnsembleClassifierChains
 from .imlnb import IMLNB
 from .knn_chain import KNNChain
@@ -15,6 +16,7 @@ __all__ = [
     "CascadeSteps",
     "ClassifierChain",
     "DynamicChain",
+    "DynamicChainEnsemble",
     "EnsembleClassifierChains",
     "GeneticChainEnsemble",
     "IMLNB",

@@ -56,22 +56,28 @@ def feature_log_odds(events, features, X, *, params=None):
     return events._log_likelihood_ratio(positive, negative, X)
 
 
-def feature_parameters(events, features):
-    """Event-model parameters of the label-holding and of the other rows, per label."""
-    return events.estimate(features), events.estimate(features.complement())
+def feature_parameters(events, features, negative=None):
+    """Event-model parameters of the label-holding and of the other rows, per label.
+
+    ``negative``: statistics of the rows taken as not holding each label, when they are
+    not simply all the others (e.g. after undersampling); by default the complement.
+    """
+    negative = features.complement() if negative is None else negative
+    return events.estimate(features), events.estimate(negative)
 
 
-def label_log_odds(labels, alpha=1.0):
+def label_log_odds(labels, alpha=1.0, negative=None):
     """Pairwise label terms of a Naive Bayes chain, each (L x L), indexed [k, j].
 
     ``weight[k, j] * y_j + absent[k, j]`` is what a decided label ``y_j`` adds to
     ``log P(y_k = 1 | ...) - log P(y_k = 0 | ...)``: a Bernoulli feature of the classifier of
     label k, Laplace-smoothed with ``alpha`` (``P(y_j = 1 | y_k = v) = (C + alpha) /
     (N + 2 alpha)``). The diagonal is zero: a label is never a feature of itself.
+    ``negative`` as in :func:`feature_parameters`.
     """
     model = Bernoulli(alpha=alpha, binarize=None)
     positive = model.estimate(labels)
-    negative = model.estimate(labels.complement())
+    negative = model.estimate(labels.complement() if negative is None else negative)
     weight = positive["log_odds"] - negative["log_odds"]
     absent = positive["log_absent"] - negative["log_absent"]
     np.fill_diagonal(weight, 0.0)

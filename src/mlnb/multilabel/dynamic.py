@@ -49,34 +49,47 @@ def local_f1_orders(X, validation_X, validation_Y, validation_predicted, beta, *
     validation_X : ndarray or CSR matrix of shape (n_validation, n_features)
     validation_Y, validation_predicted : ndarray of shape (n_validation, n_labels)
         True labels of the validation rows and binary relevance's predictions of them.
-    beta : float
-        Width of the Gaussian membership ``exp(-beta d^2)``.
+    beta : float or sequence of floats
+        Width of the Gaussian membership ``exp(-beta d^2)``. A sequence gives the orders
+        of every width from one computation of the distances (a search over beta).
 
     Returns
     -------
-    orders : ndarray of shape (n_samples, n_labels)
+    orders : ndarray of shape (n_samples, n_labels), or (n_betas, n_samples, n_labels)
         Each row a permutation of the labels, best first.
-    local_f1 : ndarray of shape (n_samples, n_labels)
+    local_f1 : ndarray of the same shape
     """
+    betas = np.atleast_1d(np.asarray(beta, dtype=np.float64))
     truth = np.asarray(validation_Y, dtype=bool)
     predicted = np.asarray(validation_predicted, dtype=bool)
-    true_positive = (truth & predicted).astype(float)
-    false_positive = (~truth & predicted).astype(float)
-    false_negative = (truth & ~predicted).astype(float)
+    n_labels = truth.shape[1]
+    # one product gives TP and FP + FN of every label
+    counts = np.hstack([truth & predicted, truth != predicted]).astype(float)
     validation_norms = squared_norms(validation_X)
     n_samples = X.shape[0]
-    local_f1 = np.zeros((n_samples, truth.shape[1]))
+    local_f1 = np.zeros((len(betas), n_samples, n_labels))
     for start in range(0, n_samples, block):
         distance = squared_distances(X[start : start + block], validation_X, validation_norms)
         # F is a ratio of sums of memberships: shifting each row's exponent by its smallest
         # distance leaves it unchanged and keeps the nearest neighbours from underflowing.
-        membership = np.exp(-beta * (distance - distance.min(axis=1, keepdims=True)))
-        tp = membership @ true_positive
-        denominator = 2 * tp + membership @ false_positive + membership @ false_negative
-        local_f1[start : start + block] = np.divide(
-            2 * tp, denominator, out=np.zeros_like(tp), where=denominator > 0
-        )
-    orders = np.argsort(-local_f1, axis=1, kind="stable")
+        distance -= distance.min(axis=1, keepdims=True)
+        membership, step, factor = None, None, None
+        for i, width in enumerate(betas):
+            if membership is None or width <= betas[i - 1]:
+                membership = np.exp(-width * distance)
+            else:  # exp(-b' d) = exp(-b d) exp(-(b' - b) d): one exp for an evenly spaced grid
+                if width - betas[i - 1] != step:
+                    step = width - betas[i - 1]
+                    factor = np.exp(-step * distance)
+                membership = membership * factor
+            tp, errors = np.split(membership @ counts, 2, axis=1)
+            denominator = 2 * tp + errors
+            local_f1[i, start : start + block] = np.divide(
+                2 * tp, denominator, out=np.zeros_like(tp), where=denominator > 0
+            )
+    orders = np.argsort(-local_f1, axis=2, kind="stable")
+    if np.ndim(beta) == 0:
+        return orders[0], local_f1[0]
     return orders, local_f1
 
 

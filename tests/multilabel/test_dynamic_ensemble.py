@@ -1,0 +1,207 @@
+"""DynamicChainEnsemble: K dynamic NB chains with undersampling and CFS (seed 003, 2.5)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+
+from mlnb import (
+    BernoulliNB,
+    ClassifierChain,
+    DynamicChain,
+    DynamicChainEnsemble,
+    GaussianNB,
+    MultinomialNB,
+)
+from mlnb.datasets import make_multilabel
+from mlnb.multilabel._feature_selection import cfs_masks
+from mlnb.multilabel.dynamic_ensemble import undersampling_mask
+
+from .test_chain import dependent_labels
+
+PLAIN = {"sample_fraction": 1.0, "max_imbalance": None, "feature_selection": None}
+
+
+# ---- the ensemble of one plain chain is that chain --------------------------------------
+@pytest.mark.parametrize("sparse", [False, True])
+def test_one_member_without_preprocessing_equals_its_dynamic_chain(sparse):
+    X, Y = dependent_labels(0, n=300)
+    X = X - X.min()
+    X_in = sp.csr_matrix(X) if sparse else X
+    ensemble = DynamicChainEnsemble(n_chains=1, beta=3.0, random_state=5, **PLAIN).fit(X_in, Y)
+    chain = DynamicChain(beta=3.0, random_state=5).fit(X_in, Y)
+    np.testing.assert_array_equal(ensemble.predict(X_in), chain.predict(X_in))
+    np.testing.assert_array_equal(ensemble.validation_predicted_[0], chain.validation_predicted_)
+    np.testing.assert_allclose(
+        ensemble._member_log_odds(0, X_in), chain._independent_log_odds(X_in), rtol=1e-9
+    )
+
+
+def test_one_member_with_a_random_order_equals_classifier_chain():
+    X, Y = dependent_labels(1, n=200)
+    ensemble = DynamicChainEnsemble(n_chains=1, order="random", random_state=2, **PLAIN)
+    ensemble.fit(X, Y)
+    chain = ClassifierChain(order=ensemble.orders_[0]).fit(X, Y)
+    np.testing.assert_array_equal(ensemble.predict(X), chain.predict(X))
+    assert ensemble.beta_ is None
+
+
+def test_members_vote_and_the_mean_is_thresholded_at_one_half():
+    X, Y = dependent_labels(2, n=240)
+    model = DynamicChainEnsemble(n_chains=4, order="random", random_state=0, **PLAIN)
+    model.fit(X, Y)
+    # with sample_fraction = 1 and no preprocessing, member k is the chain in its order
+    chains = [ClassifierChain(order=order).fit(X, Y).predict(X) for order in model.orders_]
+    np.testing.assert_allclose(model.predict_proba(X), np.mean(chains, axis=0))
+    np.testing.assert_array_equal(model.predict(X), (np.mean(chains, axis=0) > 0.5).astype(int))
+
+
+# ---- undersampling ----------------------------------------------------------------------
+def test_undersampling_keeps_twenty_majority_rows_per_minority_row():
+    rng = np.random.RandomState(0)
+    Y = np.zeros((100, 4))
+    Y[:2, 0] = 1  # 2 vs 98: keep 40 negatives
+    Y[:50, 1] = 1  # balanced: keep all
+    Y[:95, 3] = 1  # 95 positives vs 5: IR 19 <= 20, keep all; column 2 is constant
+    keep = undersampling_mask(Y, 20, rng).astype(bool)
+    assert keep[:, 0].sum() == 42 and keep[:2, 0].all()
+    assert keep[:, 1:].all()
+    Y[:99, 3] = 1  # 99 vs 1: keep 20 positives and the negative
+    keep = undersampling_mask(Y, 20, rng).astype(bool)
+    assert keep[:, 3].sum() == 21 and keep[99, 3]
+    assert undersampling_mask(Y, None, rng).all()
+
+
+def test_an_undersampled_label_is_naive_bayes_on_its_kept_rows():
+    X, Y = make_multilabel(400, 6, 4, cardinality=0.6, random_state=3)
+    model = DynamicChainEnsemble(
+        n_chains=1,
+        sample_fraction=1.0,
+        max_imbalance=3.0,
+        order="random",
+        feature_selection=None,
+        random_state=0,
+    ).fit(X, Y)
+    # the member's first draw is its undersampling (no sample, no validation split here)
+    kept = undersampling_mask(Y, 3.0, np.random.RandomState(0)).astype(bool)
+    assert (kept.sum(axis=0) < len(Y)).sum() >= 2, "the data must have labels to undersample"
+    log_odds = model._member_log_odds(0, X)
+    for label in range(Y.shape[1]):
+        rows = kept[:, label]
+        nb = GaussianNB().fit(X[rows], Y[rows, label])
+        expected = np.diff(nb.predict_joint_log_proba(X), axis=1)[:, 0]
+        # the variance floor is 1e-9 of the largest variance of all the member's rows
+        np.testing.assert_allclose(log_odds[:, label], expected, rtol=1e-6, atol=1e-6)
+
+
+# ---- correlation-based feature selection ------------------------------------------------
+def _merit(X, y, subset):
+    corr = np.abs(np.corrcoef(np.column_stack([X[:, subset], y]), rowvar=False))
+    k = len(subset)
+    pairs = corr[:k, :k][np.triu_indices(k, 1)].sum()
+    return corr[:k, k].sum() / np.sqrt(k + 2 * pairs)
+
+
+def _greedy_cfs(X, y, max_stale=5):
+    """Reference: forward selection by Hall's merit, brute force with np.corrcoef."""
+    chosen, best, best_size, stale = [], 0.0, 0, 0
+    while stale < max_stale and len(chosen) < X.shape[1]:
+        candidates = [f for f in range(X.shape[1]) if f not in chosen]
+        merits = [_merit(X, y, [*chosen, f]) for f in candidates]
+        chosen.append(candidates[int(np.argmax(merits))])
+        if max(merits) > best:
+            best, best_size, stale = max(merits), len(chosen), 0
+        else:
+            stale += 1
+    return set(chosen[:best_size])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cfs_equals_brute_force_forward_selection(seed):
+    X, Y = make_multilabel(300, 12, 3, cardinality=1.2, label_dependence=0.5, random_state=seed)
+    X[:, 5] = X[:, 4] + 0.01 * np.random.default_rng(seed).normal(size=len(X))  # a twin
+    rows = np.random.default_rng(seed).random((len(X), 3)) < 0.8  # each label's own rows
+    mask = cfs_masks(X, Y, rows.astype(float))
+    for label in range(3):
+        r = rows[:, label]
+        assert set(np.flatnonzero(mask[label])) == _greedy_cfs(X[r], Y[r, label])
+
+
+def test_cfs_sparse_equals_dense_and_caps_at_max_features():
+    X, Y = make_multilabel(300, 40, 3, features="counts", random_state=1)
+    weights = np.ones(Y.shape)
+    dense = cfs_masks(X.toarray() if sp.issparse(X) else X, Y, weights)
+    np.testing.assert_array_equal(cfs_masks(sp.csr_matrix(X), Y, weights), dense)
+    capped = cfs_masks(X, Y, weights, max_features=2, rng=np.random.RandomState(0))
+    assert (capped.sum(axis=1) == np.minimum(dense.sum(axis=1), 2)).all()
+    assert not (capped & ~dense).any()
+    constant = np.zeros((300, 1))
+    assert not cfs_masks(X, constant, np.ones((300, 1))).any()
+
+
+@pytest.mark.parametrize(
+    ("events", "reference"),
+    [("gaussian", GaussianNB), ("bernoulli", BernoulliNB), ("multinomial", MultinomialNB)],
+)
+def test_unselected_features_add_nothing(events, reference):
+    X, Y = make_multilabel(300, 15, 3, features="counts", doc_length=30, random_state=4)
+    X = X.toarray() if sp.issparse(X) else X
+    model = DynamicChainEnsemble(
+        n_chains=1,
+        sample_fraction=1.0,
+        max_imbalance=None,
+        order="random",
+        events=events,
+        random_state=0,
+    ).fit(X, Y)
+    log_odds = model._member_log_odds(0, model.events_.prepare(X))
+    for label, selected in enumerate(model.feature_masks_[0]):
+        assert 0 < selected.sum() < X.shape[1]
+        nb = reference().fit(X[:, selected], Y[:, label])
+        expected = np.diff(nb.predict_joint_log_proba(X[:, selected]), axis=1)[:, 0]
+        np.testing.assert_allclose(log_odds[:, label], expected, rtol=1e-6, atol=1e-6)
+
+
+def test_unsupported_event_model_asks_for_no_selection():
+    X, Y = dependent_labels(0, n=60)
+    with pytest.raises(ValueError, match="feature_selection=None"):
+        DynamicChainEnsemble(n_chains=1, events="bayesian_gaussian", beta=1.0).fit(X, Y)
+
+
+# ---- behaviour ----------------------------------------------------------------------------
+def test_dynamic_members_order_each_instance_and_auto_beta_is_on_the_grid():
+    X, Y = make_multilabel(300, 10, 5, cardinality=1.5, label_dependence=0.7, random_state=6)
+    model = DynamicChainEnsemble(n_chains=3, random_state=0).fit(X, Y)
+    assert model.beta_ in range(1, 11)
+    assert len(model.validation_X_) == 3 and model.orders_ is None
+    again = DynamicChainEnsemble(n_chains=3, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"n_chains": 0}, "n_chains"),
+        ({"sample_fraction": 0.0}, "sample_fraction"),
+        ({"max_imbalance": 0.5}, "max_imbalance"),
+        ({"feature_selection": "chi2"}, "feature_selection"),
+        ({"order": "best"}, "order"),
+        ({"validation_fraction": 0.0}, "validation_fraction"),
+        ({"beta": -1.0}, "beta"),
+    ],
+)
+def test_bad_parameters_are_named(params, message):
+    X, Y = dependent_labels(0, n=60)
+    with pytest.raises(ValueError, match=message):
+        DynamicChainEnsemble(**params).fit(X, Y)
+
+
+def test_not_fitted_partial_fit_and_merge_say_why():
+    X, Y = dependent_labels(0, n=60)
+    with pytest.raises(NotFittedError):
+        DynamicChainEnsemble().predict(X)
+    model = DynamicChainEnsemble(n_chains=2, beta=1.0, random_state=0).fit(X, Y)
+    with pytest.raises(ValueError, match="use fit"):
+        model.partial_fit(X, Y)
+    with pytest.raises(ValueError, match="merged"):
+        model.merge(model)
