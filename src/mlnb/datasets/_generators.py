@@ -36,6 +36,36 @@ def _marginals(n_labels: int, cardinality: float, rng: np.random.Generator) -> n
     return p
 
 
+def _hidden(hidden_labels, p: np.ndarray) -> np.ndarray:
+    """Indices of the labels without feature signal: the k rarest, or the given ones."""
+    L = len(p)
+    if isinstance(hidden_labels, (int, np.integer)) and not isinstance(hidden_labels, bool):
+        if not 0 <= hidden_labels < L:
+            raise ValueError(
+                f"hidden_labels: expected an int in [0, n_labels - 1 = {L - 1}] or label "
+                f"indices, got {hidden_labels!r}"
+            )
+        return np.sort(np.argsort(p, kind="stable")[: int(hidden_labels)])
+    try:
+        index = np.asarray(hidden_labels)
+    except (TypeError, ValueError):
+        index = None
+    if (
+        index is None
+        or index.ndim != 1
+        or (index.size and index.dtype.kind not in "iu")
+        or np.any(index < 0)
+        or np.any(index >= L)
+        or len(np.unique(index)) != index.size
+        or index.size >= L
+    ):
+        raise ValueError(
+            f"hidden_labels: expected an int or distinct label indices in [0, {L - 1}] "
+            f"leaving at least one label visible, got {hidden_labels!r}"
+        )
+    return np.sort(index.astype(np.intp))
+
+
 def make_multilabel(
     n_samples: int = 500,
     n_features: int = 20,
@@ -46,6 +76,7 @@ def make_multilabel(
     features: str = "gaussian",
     separation: float = 1.0,
     doc_length: int = 100,
+    hidden_labels=0,
     random_state=None,
 ):
     """Random multi-label data with a chosen label cardinality and label dependence.
@@ -64,6 +95,13 @@ def make_multilabel(
     words drawn from the mixture of a background distribution and the word distributions of
     the row's labels (weight ``separation`` each).
 
+    ``hidden_labels`` takes the feature signal away from some labels: their rows of M are
+    zero (``"gaussian"``) or their word distributions get weight 0 (``"counts"``). Given
+    the other labels, X then does not depend on a hidden label, which can be inferred only
+    through the labels it depends on (with label_dependence > 0). The labels are those
+    drawn without the option, and so are the other labels' rows of M or word
+    distributions, and the Gaussian noise.
+
     Parameters
     ----------
     n_samples, n_features, n_labels : int
@@ -75,6 +113,11 @@ def make_multilabel(
         How strongly the features depend on the labels.
     doc_length : int
         Mean number of words per row for ``features="counts"``.
+    hidden_labels : int or sequence of int, default=0
+        Labels without feature signal: an int k hides the k rarest labels (smallest
+        frequency p_l; k < n_labels), a sequence gives their indices (at least one label
+        stays visible). 0 or an empty sequence hides none: the output is then the same, bit
+        for bit, as without the option.
     random_state : int, numpy Generator or None
         The same value gives the same data.
 
@@ -105,6 +148,7 @@ def make_multilabel(
         raise ValueError(f"separation: expected a number >= 0, got {separation!r}")
     rng = _rng(random_state)
     p = _marginals(L, float(cardinality), rng)
+    hidden = _hidden(hidden_labels, p)
     n_groups = max(1, round(np.sqrt(L)))
     group = rng.permutation(np.arange(L) % n_groups)
     sign = rng.choice([-1.0, 1.0], size=L)
@@ -116,11 +160,13 @@ def make_multilabel(
     Y = (Z > ndtri(1.0 - p)).astype(np.uint8)
     if features == "gaussian":
         M = rng.normal(0.0, separation, size=(L, d))
+        M[hidden] = 0.0
         X = Y @ M + rng.standard_normal((n, d))
     else:
         length = _positive_int(doc_length, "doc_length")
         background = rng.dirichlet(np.ones(d))
         words = rng.dirichlet(np.full(d, 0.1), size=L)
+        words[hidden] = 0.0
         theta = background + separation * (Y @ words)
         theta /= theta.sum(axis=1, keepdims=True)
         X = rng.multinomial(rng.poisson(length, size=n), theta).astype(np.float64)
