@@ -11,6 +11,7 @@ from mlnb import (
     DynamicChain,
     DynamicChainEnsemble,
     GaussianNB,
+    KNNChain,
     MultinomialNB,
 )
 from mlnb.datasets import make_multilabel
@@ -205,3 +206,65 @@ def test_not_fitted_partial_fit_and_merge_say_why():
         model.partial_fit(X, Y)
     with pytest.raises(ValueError, match="merged"):
         model.merge(model)
+
+
+# ---- nearest-neighbour members ------------------------------------------------------------
+def continuous_labels(seed, n=500):
+    X, Y = make_multilabel(n, 8, 5, cardinality=1.6, label_dependence=0.7, random_state=seed)
+    return X, Y  # continuous features: no distance ties
+
+
+@pytest.mark.parametrize("R", [1, 5])
+def test_one_plain_knn_member_equals_the_knn_chain(R):
+    X, Y = continuous_labels(0)
+    order = [2, 0, 4, 1, 3]
+    settings = {"n_chains": 1, "base": "knn", "n_neighbors": R, "order": order, **PLAIN}
+    ours = DynamicChainEnsemble(**settings).fit(X[:300], Y[:300])
+    chain = KNNChain(order=order, n_neighbors=R).fit(X[:300], Y[:300])
+    np.testing.assert_array_equal(ours.predict(X[300:]), chain.predict(X[300:]))
+
+
+def test_one_plain_dynamic_knn_member_equals_the_dynamic_knn_chain():
+    X, Y = continuous_labels(1)
+    settings = {"n_chains": 1, "base": "knn", "n_neighbors": 3, "beta": 2.0, **PLAIN}
+    ours = DynamicChainEnsemble(**settings, random_state=4).fit(X[:300], Y[:300])
+    chain = KNNChain(order="local_f1", n_neighbors=3, beta=2.0, random_state=4)
+    chain.fit(X[:300], Y[:300])
+    np.testing.assert_array_equal(ours.validation_predicted_[0], chain.validation_predicted_)
+    np.testing.assert_array_equal(ours.predict(X[300:]), chain.predict(X[300:]))
+
+
+def test_knn_members_vote_only_with_kept_rows_and_selected_features():
+    X, Y = continuous_labels(2, n=400)
+    X[:, 7] = 1e3 * np.random.default_rng(0).normal(size=len(X))  # loud noise
+    model = DynamicChainEnsemble(
+        n_chains=1,
+        base="knn",
+        n_neighbors=3,
+        sample_fraction=1.0,
+        order=[0, 1, 2, 3, 4],
+        max_imbalance=2.0,
+        random_state=0,
+    ).fit(X, Y)
+    mask, keep = model.feature_masks_[0], model.member_keep_[0]
+    assert not mask[:, 7].any(), "CFS drops the noise feature"
+    assert not keep.all(), "some label is undersampled"
+    # label 0 (first in the order) is plain kNN on its kept rows and selected features
+    Z = X / model.scale_
+    columns, rows = np.flatnonzero(mask[0]), np.flatnonzero(keep[:, 0])
+    distance = ((Z[:50, None, columns] - Z[None, rows][:, :, columns]) ** 2).sum(axis=2)
+    nearest = np.argsort(distance, axis=1)[:, :3]
+    expected = (Y[rows][nearest, 0].mean(axis=1) > 0.5).astype(int)
+    np.testing.assert_array_equal(model.predict(X[:50])[:, 0], expected)
+
+
+def test_knn_ensemble_chooses_r_and_beta_on_their_grids():
+    X, Y = continuous_labels(3, n=300)
+    model = DynamicChainEnsemble(n_chains=3, base="knn", random_state=0).fit(X, Y)
+    assert model.n_neighbors_ in (1, 3, 5, 7, 9, 11) and model.beta_ in range(1, 11)
+    proba = model.predict_proba(X)
+    assert set(np.unique(proba * 3)) <= {0, 1, 2, 3}
+    with pytest.raises(ValueError, match="sample_weight"):
+        DynamicChainEnsemble(base="knn").fit(X, Y, sample_weight=np.ones(len(X)))
+    with pytest.raises(ValueError, match="base"):
+        DynamicChainEnsemble(base="svm").fit(X, Y)

@@ -34,6 +34,7 @@ from ..stats import GroupStats
 from ._base import MultiLabelNB
 from ._feature_selection import cfs_masks
 from ._inference import dynamic_greedy_search, greedy_search
+from ._knn_members import choose_neighbours, knn_chain_labels
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._labels import binary_classes, check_label_matrix, resolve_order
 from ._neighbourhood import divide_columns, feature_scale, validation_mask
@@ -104,7 +105,16 @@ class DynamicChainEnsemble(MultiLabelNB):
     ----------
     n_chains : int, default=20
         K, the number of members.
+    base : {"nb", "knn"}, default="nb"
+        Members are Naive Bayes chains, or nearest-neighbour chains (Euclidean distance in
+        the standardised input space extended by the decided labels, seed 003 eq. 10; a
+        label's neighbours are its kept rows, its distance uses its selected features).
     events : str or event model, default="gaussian"
+        Event model of the Naive Bayes members.
+    n_neighbors : int or "auto", default="auto"
+        R of the kNN members; "auto" picks it in 1, 3, ..., 11 by 3-fold cross-validation
+        of binary relevance kNN, the chain's first step (one distance computation per fold
+        for the whole grid).
     order : "local_f1", "random", None or array-like, default="local_f1"
         "local_f1": every member orders the labels of each instance by local F1 (the
         paper's method); "random": a random fixed order per member (ECC with the same
@@ -146,7 +156,9 @@ class DynamicChainEnsemble(MultiLabelNB):
         self,
         *,
         n_chains=20,
+        base="nb",
         events="gaussian",
+        n_neighbors="auto",
         order="local_f1",
         sample_fraction=0.66,
         max_imbalance=20.0,
@@ -160,7 +172,9 @@ class DynamicChainEnsemble(MultiLabelNB):
         random_state=None,
     ):
         self.n_chains = n_chains
+        self.base = base
         self.events = events
+        self.n_neighbors = n_neighbors
         self.order = order
         self.sample_fraction = sample_fraction
         self.max_imbalance = max_imbalance
@@ -176,7 +190,17 @@ class DynamicChainEnsemble(MultiLabelNB):
     def _dynamic(self):
         return isinstance(self.order, str) and self.order == "local_f1"
 
+    def _knn(self):
+        return self.base == "knn"
+
     def _check_parameters(self):
+        if self.base not in ("nb", "knn"):
+            raise ValueError(f'base must be "nb" or "knn"; got {self.base!r}')
+        if self._knn() and not (
+            self.n_neighbors == "auto"
+            or (np.isscalar(self.n_neighbors) and int(self.n_neighbors) >= 1)
+        ):
+            raise ValueError(f'n_neighbors must be "auto" or >= 1; got {self.n_neighbors!r}')
         if int(self.n_chains) < 1:
             raise ValueError(f"n_chains must be >= 1; got {self.n_chains}")
         if not 0 < float(self.sample_fraction) <= 1:
@@ -210,39 +234,55 @@ class DynamicChainEnsemble(MultiLabelNB):
         Y = check_label_matrix(y, X.shape[0])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
-        self._fit_members(X, Y, weight, rng)
+        if self._knn():
+            if sample_weight is not None:
+                raise ValueError("nearest-neighbour members (base='knn') take no sample_weight")
+            self._fit_knn_members(X, Y, rng)
+        else:
+            self._fit_members(X, Y, weight, rng)
         self.beta_ = None
         if self._dynamic():
             auto = isinstance(self.beta, str)
             self.beta_ = self._search_beta(X, Y, weight, rng) if auto else float(self.beta)
         return self
 
-    def _fit_members(self, X, Y, weight, rng):
-        n_samples, n_labels = Y.shape
+    def _member_rows(self, n_samples, rng):
+        """One member's rows: its sample, split into training rows and validation rows."""
         size = round(float(self.sample_fraction) * n_samples)
         if self._dynamic() and size < 2:
             raise ValueError(
                 "each member splits off a validation set and needs at least 2 rows; got "
                 f"{size} of n_samples = {n_samples}"
             )
-        events = self._event_model()
-        prepared = events.prepare(X, caller=type(self).__name__)
-        fixed = None if isinstance(self.order, str) else resolve_order(self.order, n_labels)
-        self.events_ = events
+        rows = np.arange(n_samples)
+        if size < n_samples:
+            rows = np.sort(rng.choice(n_samples, max(size, 1), replace=False))
+        validation = np.zeros(len(rows), dtype=bool)
+        if self._dynamic():
+            validation = validation_mask(len(rows), float(self.validation_fraction), rng)
+        return rows[~validation], rows[validation]
+
+    def _start_members(self, n_labels):
         self.n_labels_ = n_labels
         self.classes_ = binary_classes(n_labels)
-        self.member_features_, self.member_labels_, self.feature_masks_ = [], [], []
+        self.feature_masks_ = []
         self.orders_ = None if self._dynamic() else []
-        self.scales_, self.validation_X_, self.validation_Y_ = [], [], []
-        self.validation_predicted_ = []
+        self.validation_X_, self.validation_Y_, self.validation_predicted_ = [], [], []
+
+    def _add_order(self, rng, n_labels):
+        if not self._dynamic():
+            fixed = None if isinstance(self.order, str) else resolve_order(self.order, n_labels)
+            self.orders_.append(rng.permutation(n_labels) if fixed is None else fixed)
+
+    def _fit_members(self, X, Y, weight, rng):
+        n_samples, n_labels = Y.shape
+        events = self._event_model()
+        prepared = events.prepare(X, caller=type(self).__name__)
+        self._start_members(n_labels)
+        self.events_ = events
+        self.member_features_, self.member_labels_, self.scales_ = [], [], []
         for _ in range(int(self.n_chains)):  # a loop over members, not samples or labels
-            rows = np.arange(n_samples)
-            if size < n_samples:
-                rows = np.sort(rng.choice(n_samples, max(size, 1), replace=False))
-            validation = np.zeros(len(rows), dtype=bool)
-            if self._dynamic():
-                validation = validation_mask(len(rows), float(self.validation_fraction), rng)
-            train = rows[~validation]
+            train, validation = self._member_rows(n_samples, rng)
             labels = Y[train]
             keep = undersampling_mask(labels, self.max_imbalance, rng)
             grouping = np.hstack([labels * keep, (1 - labels) * keep])
@@ -254,20 +294,51 @@ class DynamicChainEnsemble(MultiLabelNB):
             self.member_labels_.append(
                 GroupStats.from_data(labels, grouping, weight[train], second_moments=False)
             )
-            mask = None
-            if self.feature_selection == "cfs":
-                mask = cfs_masks(
-                    prepared[train],
-                    labels,
-                    keep * weight[train][:, None],
-                    max_features=int(self.max_features),
-                    rng=rng,
-                )
+            self.feature_masks_.append(
+                self._select(prepared[train], labels, keep, weight[train], rng)
+            )
+            if self._dynamic():
+                self._add_validation(X[train], X[validation], Y[validation])
+            self._add_order(rng, n_labels)
+
+    def _select(self, X, Y, keep, weight, rng):
+        if self.feature_selection != "cfs":
+            return None
+        return cfs_masks(X, Y, keep * weight[:, None], max_features=int(self.max_features), rng=rng)
+
+    def _fit_knn_members(self, X, Y, rng):
+        n_samples, n_labels = Y.shape
+        self._start_members(n_labels)
+        self.scale_ = feature_scale(X) if self.scale else None
+        X = X if self.scale_ is None else divide_columns(X, self.scale_)
+        self.train_X_, self.train_Y_ = X, Y.astype(np.int8)
+        auto = isinstance(self.n_neighbors, str)
+        self.n_neighbors_ = choose_neighbours(X, Y, rng) if auto else int(self.n_neighbors)
+        self.member_rows_, self.member_keep_ = [], []
+        for _ in range(int(self.n_chains)):  # a loop over members, not samples or labels
+            train, validation = self._member_rows(n_samples, rng)
+            keep = undersampling_mask(Y[train], self.max_imbalance, rng)
+            mask = self._select(X[train], Y[train], keep, np.ones(len(train)), rng)
+            keep = keep.astype(bool)
+            self.member_rows_.append(train)
+            self.member_keep_.append(keep)
             self.feature_masks_.append(mask)
             if self._dynamic():
-                self._add_validation(X[train], X[rows[validation]], Y[rows[validation]])
-            else:
-                self.orders_.append(rng.permutation(n_labels) if fixed is None else fixed)
+                first = np.tile(np.arange(n_labels), (len(validation), 1))
+                predicted = knn_chain_labels(
+                    X[validation],
+                    X[train],
+                    Y[train],
+                    self.n_neighbors_,
+                    first,
+                    keep=keep,
+                    masks=mask,
+                    extend=False,
+                )
+                self.validation_X_.append(X[validation])
+                self.validation_Y_.append(Y[validation].astype(np.int8))
+                self.validation_predicted_.append(predicted)
+            self._add_order(rng, n_labels)
 
     def _add_validation(self, train_X, validation_X, validation_Y):
         """The newest member's scale and its validation set with its own BR predictions."""
@@ -286,10 +357,11 @@ class DynamicChainEnsemble(MultiLabelNB):
         folds = KFold(3, shuffle=True, random_state=rng.randint(2**31 - 1))
         scores = np.zeros(len(BETAS))
         for train, test in folds.split(X):
-            inner = self.__class__(
-                **{**self.get_params(), "beta": 1.0, "random_state": rng.randint(2**31 - 1)}
-            )
-            inner.fit(X[train], Y[train], sample_weight=weight[train])
+            settings = {"beta": 1.0, "random_state": rng.randint(2**31 - 1)}
+            if self._knn():
+                settings["n_neighbors"] = self.n_neighbors_
+            inner = self.__class__(**{**self.get_params(), **settings})
+            inner.fit(X[train], Y[train], sample_weight=None if self._knn() else weight[train])
             votes = inner._votes(X[test], BETAS)
             for i, vote in enumerate(votes):
                 scores[i] += f1_score(Y[test], (vote > 0.5).astype(int), average="macro")
@@ -329,29 +401,52 @@ class DynamicChainEnsemble(MultiLabelNB):
     # ---- prediction ---------------------------------------------------------------------
     def _votes(self, X, betas=None):
         """Mean of the members' 0/1 predictions, shape (n_betas, n, L) for the given widths."""
-        check_is_fitted(self, "member_features_")
+        check_is_fitted(self, "feature_masks_")
         X = self._validate_X(X, reset=False)
-        prepared = self.events_.prepare(X, caller=type(self).__name__)
         betas = [self.beta_] if betas is None else list(betas)
         votes = np.zeros((len(betas) if self._dynamic() else 1, X.shape[0], self.n_labels_))
+        members = self._knn_member_labels if self._knn() else self._nb_member_labels
+        for labels in members(X, betas):
+            votes += labels
+        return votes / len(self.feature_masks_)
+
+    def _orders(self, member, X_scaled, betas):
+        """(n_sets, n, L) orders of one member: per width of the local F1, or its fixed one."""
+        if not self._dynamic():
+            return np.tile(self.orders_[member], (X_scaled.shape[0], 1))[None]
+        return local_f1_orders(
+            X_scaled,
+            self.validation_X_[member],
+            self.validation_Y_[member],
+            self.validation_predicted_[member],
+            betas,
+        )[0]
+
+    def _nb_member_labels(self, X, betas):
+        prepared = self.events_.prepare(X, caller=type(self).__name__)
         for member in range(len(self.member_features_)):
             model = self._member_model(member)
             base = self._member_log_odds(member, prepared, model)
             weight, absent = model[2]
             if not self._dynamic():
-                votes[0] += greedy_search(base, weight, absent, self.orders_[member])[0]
+                yield greedy_search(base, weight, absent, self.orders_[member])[0][None]
                 continue
             scale = self.scales_[member]
-            orders, _ = local_f1_orders(
-                X if scale is None else divide_columns(X, scale),
-                self.validation_X_[member],
-                self.validation_Y_[member],
-                self.validation_predicted_[member],
-                betas,
+            orders = self._orders(member, X if scale is None else divide_columns(X, scale), betas)
+            yield np.stack([dynamic_greedy_search(base, weight, absent, o)[0] for o in orders])
+
+    def _knn_member_labels(self, X, betas):
+        X = X if self.scale_ is None else divide_columns(X, self.scale_)
+        for member, rows in enumerate(self.member_rows_):
+            yield knn_chain_labels(
+                X,
+                self.train_X_[rows],
+                self.train_Y_[rows],
+                self.n_neighbors_,
+                self._orders(member, X, betas),
+                keep=self.member_keep_[member],
+                masks=self.feature_masks_[member],
             )
-            for i, order in enumerate(orders):
-                votes[i] += dynamic_greedy_search(base, weight, absent, order)[0]
-        return votes / len(self.member_features_)
 
     def predict_proba(self, X):
         """Share of the members predicting each label, shape (n_samples, n_labels)."""
