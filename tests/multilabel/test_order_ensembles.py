@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from mlnb import KNNChain
 from mlnb.metrics import f1_score
 from mlnb.multilabel.order_ensembles import OOCC, GeneticChainEnsemble
 
@@ -46,3 +47,30 @@ def test_genetic_ensemble():
     )
     with pytest.raises(ValueError, match="n_chains"):
         GeneticChainEnsemble(n_chains=0).fit(X, Y)
+
+
+# ---- nearest-neighbour chains ----------------------------------------------------------------
+def knn_chain_in_order(chain, order, X):
+    """KNNChain's own prediction (not the ensembles' code) in a given order."""
+    chain.order_ = np.asarray(order)
+    return chain.predict(X)
+
+
+def test_knn_oocc_with_one_order_is_that_knn_chain():
+    X, Y = dependent_labels(3)
+    model = OOCC(n_orders=1, base="knn", chain_neighbors=3, random_state=0).fit(X, Y)
+    assert isinstance(model.chain_, KNNChain) and model.chain_.n_neighbors_ == 3
+    expected = knn_chain_in_order(model.chain_, model.orders_[0], X)
+    np.testing.assert_array_equal(model.predict(X), expected)
+
+
+def test_knn_genetic_ensemble_scores_orders_with_the_knn_chain():
+    X, Y = dependent_labels(4)
+    model = GeneticChainEnsemble(
+        n_chains=3, n_generations=3, base="knn", chain_neighbors=3, random_state=0
+    ).fit(X, Y)
+    assert len({o.tobytes() for o in model.orders_}) == 3
+    votes = np.mean([knn_chain_in_order(model.chain_, o, X) for o in model.orders_], axis=0)
+    np.testing.assert_array_equal(model.predict_proba(X), votes)
+    with pytest.raises(ValueError, match="base"):
+        OOCC(base="tree").fit(X, Y)

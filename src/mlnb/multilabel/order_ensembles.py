@@ -1,7 +1,9 @@
 """Ensembles of chain orders chosen on a validation set: OOCC and a genetic algorithm.
 
-The reference methods of seed 003, both built on the order-free Naive Bayes chain
-(:class:`ClassifierChain`), so that scoring an order costs a prediction, not a fit:
+The reference methods of seed 003, both built on an order-free chain, so that scoring an
+order costs a prediction, not a fit: the Naive Bayes chain (:class:`ClassifierChain`,
+``base="nb"``) or the nearest-neighbour chain (:class:`KNNChain`, ``base="knn"``, whose
+training points serve any order):
 
 - :class:`OOCC` (da Silva et al. 2014): a pool of random orders; every validation instance
   records the order whose chain predicts it best (example-based F1); a test instance uses
@@ -24,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..metrics import f1_score
 from ._base import MultiLabelClassifierMixin
 from ._inference import greedy_search
+from ._knn_members import knn_chain_labels
 from ._labels import binary_classes, check_label_matrix
 from ._neighbourhood import (
     divide_columns,
@@ -33,6 +36,7 @@ from ._neighbourhood import (
     validation_mask,
 )
 from .chain import ClassifierChain
+from .knn_chain import KNNChain
 
 __all__ = ["GeneticChainEnsemble", "OOCC"]
 
@@ -46,17 +50,29 @@ class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
         fraction = float(self.validation_fraction)
         if not 0 < fraction < 1 or X.shape[0] < 2:
             raise ValueError("needs 0 < validation_fraction < 1 and at least 2 rows")
+        if self.base not in ("nb", "knn"):
+            raise ValueError(f'base must be "nb" or "knn"; got {self.base!r}')
         rng = check_random_state(self.random_state)
         validation = validation_mask(X.shape[0], fraction, rng)
-        self.chain_ = ClassifierChain(
-            events=self.events, prior_alpha=self.prior_alpha, label_alpha=self.label_alpha
-        ).fit(X[~validation], Y[~validation])
+        if self.base == "knn":
+            chain = KNNChain(n_neighbors=self.chain_neighbors, random_state=rng.randint(2**31 - 1))
+        else:
+            chain = ClassifierChain(
+                events=self.events, prior_alpha=self.prior_alpha, label_alpha=self.label_alpha
+            )
+        self.chain_ = chain.fit(X[~validation], Y[~validation])
         self.n_labels_ = Y.shape[1]
         self.classes_ = binary_classes(self.n_labels_)
         return X[validation], Y[validation], rng
 
     def _predict_orders(self, X, orders):
         """0/1 predictions of the chain in each order: shape (len(orders), n, L)."""
+        if self.base == "knn":
+            chain = self.chain_
+            tiled = np.stack([np.broadcast_to(order, (X.shape[0], len(order))) for order in orders])
+            return knn_chain_labels(
+                chain._scaled(X), chain.train_X_, chain.train_Y_, chain.n_neighbors_, tiled
+            ).astype(int)
         base = self.chain_._independent_log_odds(X)
         weight, absent = self.chain_._label_pairs
         return np.stack([greedy_search(base, weight, absent, order)[0] for order in orders])
@@ -71,7 +87,11 @@ class OOCC(_ValidatedOrders):
         Size of the pool of random orders.
     n_neighbors : int, default=5
         Validation instances whose recorded orders a test instance uses.
-    events, prior_alpha, label_alpha : as :class:`ClassifierChain`.
+    base : {"nb", "knn"}, default="nb"
+        The order-free chain: Naive Bayes or nearest neighbours.
+    chain_neighbors : int or "auto", default="auto"
+        R of the kNN chain (``base="knn"``), as :class:`KNNChain`'s ``n_neighbors``.
+    events, prior_alpha, label_alpha : as :class:`ClassifierChain` (``base="nb"``).
     validation_fraction : float, default=0.4
     random_state : int, RandomState or None, default=None
     """
@@ -81,6 +101,8 @@ class OOCC(_ValidatedOrders):
         *,
         n_orders=20,
         n_neighbors=5,
+        base="nb",
+        chain_neighbors="auto",
         events="gaussian",
         prior_alpha=0.0,
         label_alpha=1.0,
@@ -89,6 +111,8 @@ class OOCC(_ValidatedOrders):
     ):
         self.n_orders = n_orders
         self.n_neighbors = n_neighbors
+        self.base = base
+        self.chain_neighbors = chain_neighbors
         self.events = events
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
@@ -146,7 +170,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         K, the committee size; the population is 3K.
     n_generations : int, default=20
     mutation_rate : float, default=0.2
-    events, prior_alpha, label_alpha, validation_fraction, random_state
+    base, chain_neighbors, events, prior_alpha, label_alpha, validation_fraction, random_state
         As :class:`OOCC`.
     """
 
@@ -156,6 +180,8 @@ class GeneticChainEnsemble(_ValidatedOrders):
         n_chains=20,
         n_generations=20,
         mutation_rate=0.2,
+        base="nb",
+        chain_neighbors="auto",
         events="gaussian",
         prior_alpha=0.0,
         label_alpha=1.0,
@@ -165,6 +191,8 @@ class GeneticChainEnsemble(_ValidatedOrders):
         self.n_chains = n_chains
         self.n_generations = n_generations
         self.mutation_rate = mutation_rate
+        self.base = base
+        self.chain_neighbors = chain_neighbors
         self.events = events
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
@@ -178,20 +206,20 @@ class GeneticChainEnsemble(_ValidatedOrders):
             raise ValueError("n_chains must be >= 1 and n_generations >= 0")
         validation_X, validation_Y, rng = self._split_and_fit(X, y)
         L = self.n_labels_
-        base = self.chain_._independent_log_odds(validation_X)
-        weight, absent = self.chain_._label_pairs
         cache = {}
 
-        def fitness(order):
-            key = order.tobytes()
-            if key not in cache:
-                predicted = greedy_search(base, weight, absent, order)[0]
-                cache[key] = (f1_score(validation_Y, predicted, average="macro"), order)
-            return cache[key][0]
+        def fitness(orders):
+            """Validation macro F1 of each order; new orders are scored in one batch."""
+            new = {o.tobytes(): o for o in orders if o.tobytes() not in cache}
+            if new:
+                predicted = self._predict_orders(validation_X, list(new.values()))
+                for (key, order), labels in zip(new.items(), predicted, strict=True):
+                    cache[key] = (f1_score(validation_Y, labels, average="macro"), order)
+            return np.array([cache[o.tobytes()][0] for o in orders])
 
         population = [rng.permutation(L) for _ in range(3 * K)]
         for _ in range(int(self.n_generations)):
-            scores = np.array([fitness(o) for o in population])
+            scores = fitness(population)
             elite = [population[i] for i in np.argsort(-scores, kind="stable")[:K]]
             children = []
             while len(children) < 2 * K:
@@ -202,8 +230,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
                     child[[i, j]] = child[[j, i]]
                 children.append(child)
             population = elite + children
-        for order in population:
-            fitness(order)
+        fitness(population)
         # the K best distinct orders evaluated during the whole search
         ranked = sorted(cache.values(), key=lambda entry: -entry[0])[:K]
         self.orders_ = [order for _, order in ranked]
