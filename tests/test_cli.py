@@ -7,6 +7,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
+from scipy.stats import rankdata
+
+import mlnb
+from mlnb.cli import DEFAULT_COMPARE_METHODS, _estimator, _xy, main
+from mlnb.cli._inputs import TextData
+from mlnb.cli._methods import METHODS, available, estimator_class, is_single_label
+from mlnb.datasets import Dataset, load_text_corpus, make_multilabel
+from mlnb.io import load, save
+from mlnb.metrics import single_label_accuracy, single_label_f1
+from mlnb.text import make_text_pipeline
 
 MLNB = str(Path(sys.executable).with_name("mlnb"))
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -119,3 +130,203 @@ def test_datasets_lists_generated_sets_without_a_data_folder(tmp_path):
     rows = json.loads(run("datasets", "--data-dir", tmp_path, "--json").stdout)
     assert {r["name"] for r in rows} >= {"synthetic-gaussian", "synthetic-counts"}
     assert all({"n", "d", "L", "LC", "LD", "avIR"} <= set(r) for r in rows)
+
+
+# --- the registry: every public estimator by name, every name through a model file ---------
+
+
+def invoke(*args):
+    """The command in-process (click's runner): faster than a subprocess, same code path."""
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_every_public_estimator_has_a_cli_name():
+    public = {
+        getattr(mlnb, name)
+        for name in mlnb.__all__
+        if isinstance(getattr(mlnb, name), type) and hasattr(getattr(mlnb, name), "fit")
+    }
+    named = {estimator_class(name) for name in available()}
+    missing = sorted(cls.__name__ for cls in public - named)
+    assert not missing, f"give these a name in METHODS (src/mlnb/cli/_methods.py): {missing}"
+    assert all(description for *_, description in METHODS.values())
+
+
+def tiny_corpus(n=60, seed=0):
+    """Four-word documents of two topics; a third of the words tell the topic."""
+    rng = np.random.default_rng(seed)
+    topics = {"sport": ["ball", "goal", "team", "win"], "politics": ["vote", "law", "tax", "win"]}
+    common = ["the", "a", "day", "news", "time", "world"]
+    labels = np.array(["sport", "politics"])[np.arange(n) % 2]
+    docs = [
+        " ".join(rng.choice(topics[c] if rng.random() < 0.35 else common) for _ in range(4))
+        for c in labels
+    ]
+    return TextData(docs, labels, "tiny")
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_every_cli_method_round_trips_through_a_model_file(name, tmp_path):
+    if name not in available():
+        pytest.skip(f"{name}: its class is not importable yet")
+    if is_single_label(name):
+        data = tiny_corpus()
+    else:
+        X, Y = make_multilabel(120, 8, 4, features="counts", doc_length=20, random_state=0)
+        data = Dataset(X=X, Y=Y, feature_names=list("abcdefgh"), label_names=list("ABCD"))
+    X, y = _xy(data)
+    model = _estimator(name, data, {}).fit(X, y)
+    save(model, tmp_path / "model.mlnb")
+    restored = load(tmp_path / "model.mlnb")
+    np.testing.assert_array_equal(restored.predict(X), model.predict(X))
+    if hasattr(model, "predict_proba"):
+        np.testing.assert_array_equal(restored.predict_proba(X), model.predict_proba(X))
+
+
+def test_compare_defaults_include_the_dynamic_chain_ensemble():
+    assert DEFAULT_COMPARE_METHODS == ("br", "cc", "ecc", "naibx", "imlnb", "dce")
+    assert "br cc ecc naibx imlnb dce" in " ".join(invoke("compare", "--help").output.split())
+
+
+# --- text corpora: single-label classifiers -------------------------------------------------
+
+
+def require_data(*folders):
+    """Skip unless ../shared/data holds these folders (as the other real-data tests do)."""
+    missing = [f for f in folders if not (DATA / f).is_dir()]
+    if not (DATA / "MANIFEST.tsv").is_file() or missing:
+        pytest.skip(f"benchmark data not found at {DATA} ({', '.join(missing) or 'MANIFEST'})")
+
+
+def test_fit_predict_text_corpus_as_a_user(tmp_path):
+    """webkb: fit on the train part, predict the test part; the same as in Python."""
+    require_data("text/webkb")
+    model = tmp_path / "webkb.mlnb"
+    result = invoke("fit", "webkb", "-m", "mnb", "-p", "alpha=0.5", "-o", model, "--data-dir", DATA)
+    assert "2803 documents" in result.stderr and "4 classes" in result.stderr
+    out = run("predict", model, "webkb", "--part", "test", "--data-dir", DATA).stdout  # installed
+    lines = out.splitlines()
+    assert lines[0] == "class,P(course),P(faculty),P(project),P(student)"
+    rows = [line.split(",") for line in lines[1:]]
+    assert len(rows) == 1396
+    proba = np.array([row[1:] for row in rows], dtype=float)
+    np.testing.assert_allclose(proba.sum(axis=1), 1, atol=1e-4)
+    train, test = load_text_corpus("webkb", data_dir=DATA)
+    expected = make_text_pipeline(mlnb.MultinomialNB(alpha=0.5)).fit(train.documents, train.labels)
+    assert [row[0] for row in rows] == list(expected.predict(test.documents))
+
+
+def test_evaluate_text_train_test_matches_python():
+    require_data("text/webkb")
+    result = invoke(
+        "evaluate", "webkb", "-m", "bnb,gnb", "--train-test", "--json", "--data-dir", DATA
+    )
+    assert result.exit_code == 0, result.output
+    rows = {row["method"]: row for row in json.loads(result.stdout)}
+    train, test = load_text_corpus("webkb", data_dir=DATA)
+    for name, classifier in (
+        ("bnb", mlnb.BernoulliNB()),
+        ("gnb", mlnb.GaussianNB()),
+    ):  # gnb: TF-IDF
+        pipeline = make_text_pipeline(classifier).fit(train.documents, train.labels)
+        predicted = pipeline.predict(test.documents)
+        assert rows[name]["accuracy"] == pytest.approx(
+            single_label_accuracy(test.labels, predicted)
+        )
+        assert rows[name]["macro_f1"] == pytest.approx(single_label_f1(test.labels, predicted))
+        assert rows[name]["micro_f1"] == pytest.approx(rows[name]["accuracy"])
+    assert {"macro_precision", "macro_recall", "micro_precision", "train_time"} <= set(rows["bnb"])
+
+
+def test_text_files_cross_validation_and_unlabelled_documents(tmp_path):
+    """label<TAB>text files need no data folder: 5-fold CV, fit, predict raw documents."""
+    labelled = labelled_file(tmp_path / "news.txt", 0)
+    result = invoke("evaluate", labelled, "-m", "mnb", "-m", "bayes-bnb", "--cv", "5", "--stratify")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0].split()[:3] == ["method", "accuracy", "macro_precision"]
+    model = tmp_path / "news.mlnb"
+    assert invoke("fit", labelled, "-m", "mnb", "-o", model, "-q").exit_code == 0
+    raw = tmp_path / "raw.txt"
+    raw.write_text("The TEAM scored a GOAL!\nA new tax law, voted today.\n")
+    result = invoke("predict", model, raw, "--variant", "all-terms", "--no-proba")
+    assert result.stdout.splitlines() == ["class", "sport", "politics"]
+    assert "note:" not in result.stderr  # trained on a file read as is: nothing to say
+    result = invoke("fit", raw, "-m", "mnb", "-o", tmp_path / "x.mlnb")
+    assert result.exit_code == 1 and "documents without classes" in result.stderr
+
+
+def labelled_file(path, seed):
+    corpus = tiny_corpus(seed=seed)
+    lines = [f"{c}\t{d}\n" for c, d in zip(corpus.labels, corpus.documents, strict=True)]
+    path.write_text("".join(lines))
+    return path
+
+
+@pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # t-test of near ties
+def test_compare_text_corpora(tmp_path):
+    """Single-label criteria are scores: the ranks and diagrams must know it."""
+    first, second = labelled_file(tmp_path / "a.txt", 1), labelled_file(tmp_path / "b.txt", 2)
+    out = tmp_path / "cmp"
+    result = invoke(
+        "compare", "-m", "mnb,bnb,gnb", "--datasets", first, "--datasets", second,
+        "--split", "0.5", "--out", out, "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["datasets"] == [str(first), str(second)]
+    accuracy = json.loads((out / "means.json").read_text())["accuracy"]
+    table = np.array(
+        [[accuracy[m][str(d)] for d in (first, second)] for m in ("mnb", "bnb", "gnb")]
+    )
+    expected = rankdata(-table, axis=0).mean(axis=1)  # higher accuracy, better (lower) rank
+    ranks = summary["criteria"]["accuracy"]["average_ranks"]
+    np.testing.assert_allclose([ranks[m] for m in ("mnb", "bnb", "gnb")], expected)
+    assert (out / "cd_accuracy.svg").is_file()
+    result = invoke(
+        "compare", "-m", "mnb,bnb", "--datasets", first, "--datasets", "synthetic-counts",
+        "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 1 and "mnb is a single-label classifier" in result.stderr
+
+
+def test_datasets_lists_text_corpora(tmp_path):
+    require_data("text/webkb")
+    (tmp_path / "text").mkdir()
+    (tmp_path / "text" / "webkb").symlink_to(DATA / "text" / "webkb")
+    rows = json.loads(invoke("datasets", "--data-dir", tmp_path, "--json").stdout)
+    webkb = next(r for r in rows if r["name"] == "webkb")
+    assert webkb["kind"] == "text (stemmed)" and webkb["n"] == 2803 + 1396 and webkb["L"] == 4
+    assert next(r for r in rows if r["name"] == "synthetic-counts")["kind"] == "multi-label"
+
+
+def test_text_errors_say_what_to_do(tmp_path):
+    require_data("text/webkb", "multilabel/emotions")
+    d = ("--data-dir", DATA)
+    result = invoke("fit", "webkb", "-m", "br", "-o", tmp_path / "m", *d)
+    assert result.exit_code == 1
+    assert "br is a multi-label method" in result.stderr and "-m mnb" in result.stderr
+    result = invoke("evaluate", "emotions", "-m", "mnb", *d)
+    assert result.exit_code == 1
+    assert "mnb is a single-label classifier" in result.stderr and "-m br" in result.stderr
+    text_model, feature_model = tmp_path / "text.mlnb", tmp_path / "emotions.mlnb"
+    assert invoke("fit", "webkb", "-m", "bnb", "-o", text_model, "-q", *d).exit_code == 0
+    assert invoke("fit", "emotions", "-m", "br", "-o", feature_model, "-q", *d).exit_code == 0
+    result = invoke("predict", text_model, "emotions", *d)
+    assert result.exit_code == 1 and "is a text model" in result.stderr
+    result = invoke("predict", feature_model, "webkb", *d)
+    assert result.exit_code == 1 and "fit a text model first" in result.stderr
+    result = invoke("fit", "webkb", "-m", "mnb", "--variant", "all-terms", "-o", text_model, *d)
+    assert result.exit_code == 1 and "available as stemmed only" in result.stderr
+    result = invoke("evaluate", "synthetic-counts", "-m", "br", "--train-test")
+    assert result.exit_code == 1 and "no provided train/test split" in result.stderr
+    result = invoke("fit", "emotions", "-m", "br", "--tfidf", "-o", feature_model, *d)
+    assert result.exit_code == 1 and "features of text" in result.stderr
+    broken = tmp_path / "broken.txt"
+    broken.write_text("course\tsyllabus homework\nstudent has no tab here\n")
+    result = invoke("fit", broken, "-m", "mnb", "-o", text_model)
+    assert result.exit_code == 1 and "line 2" in result.stderr
+    result = invoke("fit", tmp_path / "absent.txt", "-m", "mnb", "-o", text_model)
+    assert result.exit_code == 1 and "no such file" in result.stderr
+    text_model.write_bytes(text_model.read_bytes()[:200])
+    result = invoke("predict", text_model, "webkb", *d)
+    assert result.exit_code == 1 and "not a readable mlnb model file" in result.stderr

@@ -1,5 +1,12 @@
 """The ``mlnb`` command: data sets, fit, predict, evaluate, compare and bench.
 
+Two kinds of task, each with its own methods: multi-label data (ARFF data sets, generated
+sets; methods br, cc, ecc, ...), scored by the 11 losses of seed 003, and single-label
+text corpora (webkb, r8_allterms, r8_noshort, 20ng_bydate, label<TAB>text files;
+classifiers mnb, bnb, gnb, bayes-mnb, ...), turned into word counts or the paper's TF-IDF
+(:func:`mlnb.text.make_text_pipeline`) and scored by accuracy and macro and micro
+precision, recall and F1. A text model file holds the whole pipeline, vocabulary included.
+
 Exit codes: 0 success; 1 a problem with the data, a model file or a method (the message
 says what to do); 2 a usage error (unknown option, missing argument).
 """
@@ -7,6 +14,7 @@ says what to do); 2 a usage error (unknown option, missing argument).
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import sys
 import time
@@ -16,13 +24,39 @@ import click
 import numpy as np
 
 from .. import __version__
-from ..io import ModelFileError, load, save
-from ._inputs import GENERATED, load_data
-from ._methods import METHODS, available, build, parse_params
+from ..io import ModelFileError, load, read_metadata, save
+from ..metrics import single_label_accuracy, single_label_f1
+from ..metrics import single_label_precision as _precision
+from ..metrics import single_label_recall as _recall
+from ._inputs import (
+    GENERATED,
+    TEXT_CORPORA,
+    is_text,
+    join,
+    load_data,
+    load_train_test,
+)
+from ._methods import available, build, describe_methods, is_single_label, parse_params
 
 __all__ = ["main"]
 
-DEFAULT_COMPARE_METHODS = ("br", "cc", "ecc", "naibx", "imlnb", "dc")
+DEFAULT_COMPARE_METHODS = ("br", "cc", "ecc", "naibx", "imlnb", "dce")
+
+# Single-label criteria (scores, higher is better). For one class per row, micro precision,
+# recall and F1 all equal accuracy; they are reported because users look for them.
+SINGLE_LABEL_CRITERIA = {
+    "accuracy": single_label_accuracy,
+    "macro_precision": functools.partial(_precision, average="macro"),
+    "macro_recall": functools.partial(_recall, average="macro"),
+    "macro_f1": functools.partial(single_label_f1, average="macro"),
+    "micro_precision": functools.partial(_precision, average="micro"),
+    "micro_recall": functools.partial(_recall, average="micro"),
+    "micro_f1": functools.partial(single_label_f1, average="micro"),
+}
+PLOTTED = {
+    "multilabel": ("example_f1_loss", "hamming", "macro_f1_loss", "train_time"),
+    "text": ("accuracy", "macro_f1", "train_time"),
+}
 
 
 class Failure(click.ClickException):
@@ -115,12 +149,121 @@ param_option = click.option(
     metavar="KEY=VALUE",
     help="A hyper-parameter, e.g. -p events=bernoulli -p prior_alpha=1 (repeatable).",
 )
+variant_option = click.option(
+    "--variant",
+    type=click.Choice(["all-terms", "no-short", "stemmed"]),
+    default=None,
+    help="Cleaning of a text corpus or label<TAB>text file (default: the paper's: webkb and "
+    "20ng_bydate stemmed, r8_allterms all-terms, r8_noshort no-short; a file as is).",
+)
+tfidf_option = click.option(
+    "--tfidf/--counts",
+    "tfidf",
+    default=None,
+    help="Text features: the paper's TF-IDF or word counts (default: TF-IDF for the "
+    "Gaussian classifiers, counts for the others).",
+)
+train_test_option = click.option(
+    "--train-test",
+    is_flag=True,
+    help="Train on the provided train part, score on the test part (text corpora, "
+    "emotions, enron, ...) instead of cross-validating.",
+)
+stratify_option = click.option(
+    "--stratify",
+    is_flag=True,
+    help="Stratified folds (multi-label: iterative stratification, needs mlnb[stats]).",
+)
+
+
+def _methods(values):
+    """Method names from repeated and comma-separated -m values, in order, no repeats."""
+    names = [n.strip() for value in values for n in value.split(",") if n.strip()]
+    return list(dict.fromkeys(names))
+
+
+def _kind(data):
+    return "text" if is_text(data) else "multilabel"
+
+
+def _estimator(method, data, settings, *, seed=0, tfidf=None):
+    """Method ``method`` ready for ``data``: a text pipeline for a text corpus."""
+    single = [n for n in available() if is_single_label(n)]
+    multi = [n for n in available() if not is_single_label(n)]
+    if method in single and not is_text(data):
+        raise ValueError(
+            f"{method} is a single-label classifier (one class per row), but {data.name} is "
+            f"multi-label data ({data.n_labels} labels): choose a multi-label method "
+            f"({', '.join(multi)}); for example -m br -p events=gaussian is Gaussian NB per "
+            f"label. The text corpora are {', '.join(TEXT_CORPORA)} and label<TAB>text files"
+        )
+    if method in multi and is_text(data):
+        raise ValueError(
+            f"{method} is a multi-label method, but {data.name} is a single-label text corpus "
+            f"({len(data.classes)} classes): choose a single-label classifier "
+            f"({', '.join(single)}), e.g. -m mnb"
+        )
+    if is_text(data):
+        from ..text import make_text_pipeline
+
+        classifier = build(method, None, settings, random_state=seed)
+        return make_text_pipeline(classifier, tfidf=tfidf)
+    if tfidf is not None:
+        raise ValueError(
+            f"--tfidf/--counts choose the features of text; {data.name} is feature data"
+        )
+    return build(method, data.X, settings, random_state=seed)
+
+
+def _xy(data, *, labelled=True):
+    """Inputs and targets; ``labelled``: fail on a text file without classes."""
+    if not is_text(data):
+        return data.X, data.Y
+    if labelled and data.labels is None:
+        raise ValueError(
+            f"{data.name} holds documents without classes (no label<TAB> before the text): "
+            "models can predict it, not learn from it"
+        )
+    return data.documents, data.labels
+
+
+def _evaluation_data(name, *, cv, split, train_test, data_dir, variant=None):
+    """The rows to evaluate on and the folds: a number, a train fraction or a splitter."""
+    if not train_test:
+        return load_data(name, data_dir=data_dir, variant=variant), _cv_value(cv, split)
+    if split is not None:
+        raise ValueError("--train-test and --split exclude each other: choose one")
+    from sklearn.model_selection import PredefinedSplit
+
+    train, test = load_train_test(name, data_dir=data_dir, variant=variant)
+    rows = np.concatenate([np.full(train.n_samples, -1), np.zeros(test.n_samples)])
+    return join(train, test, name=name), PredefinedSplit(rows)
+
+
+def _scores(estimator, data, folds, *, seed, stratify):
+    """Mean criteria over the folds, plus T_train and T_test (seconds)."""
+    from ..evaluation import cross_validate
+
+    X, y = _xy(data)
+    options = {"cv": folds, "random_state": seed, "stratify": "iterative" if stratify else None}
+    if not is_text(data):
+        return cross_validate(estimator, X, y, **options).mean()
+    result = cross_validate(
+        estimator, X, y, metrics="sl_accuracy", return_predictions=True, **options
+    )
+    folds = list(zip(result.test_indices, result.predictions, strict=True))
+    scores = {
+        name: float(np.mean([criterion(y[test], predicted) for test, predicted in folds]))
+        for name, criterion in SINGLE_LABEL_CRITERIA.items()
+    }
+    times = result.mean()
+    return {**scores, "train_time": times["train_time"], "test_time": times["test_time"]}
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mlnb")
 def main():
-    """Naive Bayes for multi-label data: fit, predict, evaluate and compare methods.
+    """Naive Bayes for multi-label data and text: fit, predict, evaluate and compare methods.
 
     \b
     Examples:
@@ -128,8 +271,28 @@ def main():
       mlnb evaluate emotions -m br -m cc --cv 10
       mlnb fit enron -m ecc -p n_chains=20 -o enron.mlnb
       mlnb predict enron.mlnb enron -o predictions.csv
+      mlnb fit webkb -m mnb -o webkb.mlnb      # text: trains on the train part
+      mlnb predict webkb.mlnb webkb --part test
+      mlnb evaluate webkb -m mnb,bnb,gnb --train-test
       mlnb compare                      # the built-in default, on generated data
     """
+
+
+def _text_summary(name, data):
+    """A row of `mlnb datasets` for a single-label corpus: L classes, one per document."""
+    from ..text import word_counter
+
+    _, counts = np.unique(data.labels, return_counts=True)
+    return {
+        "name": name,
+        "kind": f"text ({data.variant})",
+        "n": data.n_samples,
+        "d": len(word_counter().fit(data.documents).vocabulary_),
+        "L": len(counts),
+        "LC": 1.0,
+        "LD": 1.0 / len(counts),
+        "avIR": float(np.mean(counts.max() / counts)),
+    }
 
 
 @main.command()
@@ -140,6 +303,8 @@ def main():
 def datasets(data_dir, as_json, quiet):
     """List the data sets found, with n, d, L, label cardinality, density and avIR.
 
+    For a text corpus, d is its vocabulary (words of train and test) and L its classes.
+
     \b
     Example:
       mlnb datasets --data-dir ~/mlnb-data --json
@@ -147,17 +312,21 @@ def datasets(data_dir, as_json, quiet):
     from ..datasets import describe, list_datasets
 
     rows = []
-    names = list(GENERATED) + list_datasets()
+    names = list(GENERATED) + list(TEXT_CORPORA) + list_datasets()
     with _progress(names, "reading data sets", quiet or as_json) as bar:
         for name in bar:
             try:
                 data = load_data(name, data_dir=data_dir)
-            except (FileNotFoundError, ValueError):
-                continue  # not present in this data directory
+            except (FileNotFoundError, ValueError, ImportError):
+                continue  # not present in this data directory (or needs nltk: stemmed text)
+            if is_text(data):
+                rows.append(_text_summary(name, data))
+                continue
             summary = describe(data)
             rows.append(
                 {
                     "name": name,
+                    "kind": "multi-label",
                     "n": summary.n_samples,
                     "d": summary.n_features,
                     "L": summary.n_labels,
@@ -166,40 +335,71 @@ def datasets(data_dir, as_json, quiet):
                     "avIR": summary.avg_imbalance_ratio,
                 }
             )
-    _echo_table(rows, ["name", "n", "d", "L", "LC", "LD", "avIR"], as_json=as_json)
+    columns = ["name", "kind", "n", "d", "L", "LC", "LD", "avIR"]
+    _echo_table(rows, columns, as_json=as_json)
 
 
 @main.command()
 @click.argument("data")
-@click.option("-m", "--method", required=True, help="Method name (see `mlnb evaluate -h`).")
+@click.option("-m", "--method", required=True, help="Method name (listed below).")
 @param_option
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @part_option("train", "Which part of a data set with a provided split to train on.")
+@variant_option
+@tfidf_option
 @data_dir_option
 @quiet_option
 @reported
-def fit(data, method, params, output, part, data_dir, quiet):
+def fit(data, method, params, output, part, variant, tfidf, data_dir, quiet):
     """Train METHOD on DATA and write a model file.
 
-    DATA is a data-set name (`mlnb datasets`), an ARFF file or a generated set
-    (synthetic-gaussian, synthetic-counts, ...).
+    DATA is a data-set name (`mlnb datasets`), an ARFF file, a generated set
+    (synthetic-gaussian, synthetic-counts, ...), a text corpus (webkb, r8_allterms,
+    r8_noshort, 20ng_bydate) or a label<TAB>text file. Multi-label methods go with
+    multi-label data, single-label classifiers with text; a text model holds its
+    vocabulary (and TF-IDF weights), so it predicts from documents.
 
     \b
-    Example:
+    Examples:
       mlnb fit emotions -m cc -p inference=beam -o emotions-cc.mlnb
+      mlnb fit webkb -m bayes-mnb -p beta=0.1 -o webkb.mlnb
+      mlnb fit 20ng_bydate -m mnb --tfidf -o 20ng.mlnb
     """
-    dataset = load_data(data, data_dir=data_dir, part=part)
-    estimator = build(method, dataset.X, parse_params(params))
+    dataset = load_data(data, data_dir=data_dir, part=part, variant=variant)
+    estimator = _estimator(method, dataset, parse_params(params), tfidf=tfidf)
+    X, y = _xy(dataset)
     start = time.perf_counter()
-    estimator.fit(dataset.X, dataset.Y)
+    estimator.fit(X, y)
     seconds = time.perf_counter() - start
-    save(estimator, output)
+    metadata = {
+        "method": method,
+        "params": list(params),
+        "data": data,
+        "part": part,
+        "kind": _kind(dataset),
+        "variant": dataset.variant if is_text(dataset) else None,
+    }
+    save(estimator, output, metadata=metadata)
     if not quiet:
+        if is_text(dataset):
+            words = len(estimator.named_steps["counts"].vocabulary_)
+            size = f"{dataset.n_samples} documents, {words} words, {len(dataset.classes)} classes"
+        else:
+            size = f"{dataset.n_samples} rows"
         click.echo(
-            f"fitted {method} on {dataset.name} ({dataset.X.shape[0]} rows) in "
-            f"{seconds:.3f} s; wrote {output}",
+            f"fitted {method} on {dataset.name} ({size}) in {seconds:.3f} s; wrote {output}",
             err=True,
         )
+
+
+fit.help = inspect.cleandoc(fit.help) + "\n\n\b\n" + describe_methods()
+
+
+def _is_text_model(estimator):
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import Pipeline
+
+    return isinstance(estimator, Pipeline) and isinstance(estimator.steps[0][1], CountVectorizer)
 
 
 @main.command()
@@ -219,26 +419,67 @@ def fit(data, method, params, output, part, data_dir, quiet):
     show_default=True,
     help="Also write probabilities where the method defines them.",
 )
+@variant_option
 @data_dir_option
 @reported
-def predict(model, data, output, part, proba, data_dir):
-    """Predict the labels of DATA with a model file; writes CSV.
+def predict(model, data, output, part, proba, variant, data_dir):
+    """Predict DATA with a model file; writes CSV.
+
+    Multi-label models write one 0/1 column per label; single-label models a "class"
+    column with the predicted class names. --proba adds a probability per label or class.
+    A label<TAB>text file is read as is: give --variant to clean raw text as the training
+    corpus was (the labels in the file are not used).
 
     \b
-    Example:
+    Examples:
       mlnb predict emotions-cc.mlnb emotions -o predictions.csv
+      mlnb predict webkb.mlnb webkb --part test --no-proba
+      mlnb predict 20ng.mlnb messages.txt --variant stemmed
     """
     estimator = load(model)
-    dataset = load_data(data, data_dir=data_dir, part=part)
-    labels = estimator.predict(dataset.X)
-    names = list(dataset.label_names)
-    columns, table = list(names), [np.asarray(labels, dtype=float)]
-    if proba and hasattr(estimator, "predict_proba"):
-        columns += [f"P({name})" for name in names]
-        table.append(np.asarray(estimator.predict_proba(dataset.X), dtype=float))
-    matrix = np.hstack(table)
+    dataset = load_data(data, data_dir=data_dir, part=part, variant=variant)
+    if _is_text_model(estimator) and not is_text(dataset):
+        raise ValueError(
+            f"{model} is a text model (it reads documents), but {data} is multi-label "
+            f"feature data: give a text corpus ({', '.join(TEXT_CORPORA)}) or a "
+            "label<TAB>text file"
+        )
+    if is_text(dataset) and not _is_text_model(estimator):
+        raise ValueError(
+            f"{model} was fitted on feature vectors, but {data} is a text corpus: fit a text "
+            f"model first, e.g. mlnb fit {data} -m mnb -o text.mlnb"
+        )
+    if is_text(dataset) and dataset.from_file and dataset.variant is None:
+        trained = read_metadata(model).get("variant")
+        if trained is not None:
+            click.echo(
+                f"note: {model} was trained on text cleaned '{trained}'; {data} is read as "
+                f"is: add --variant {trained} if it holds raw text",
+                err=True,
+            )
+    X, _ = _xy(dataset, labelled=False)
+    predicted = estimator.predict(X)
+    with_proba = proba and hasattr(estimator, "predict_proba")
+    if np.ndim(predicted) == 1:  # single-label: class names
+        columns = ["class"]
+        table = [[str(c)] for c in predicted]
+        if with_proba:
+            columns += [f"P({c})" for c in estimator.classes_]
+            for row, p in zip(table, estimator.predict_proba(X), strict=True):
+                row += [f"{v:.6g}" for v in p]
+    else:
+        labels = np.asarray(predicted.toarray() if hasattr(predicted, "toarray") else predicted)
+        names = list(dataset.label_names)
+        if len(names) != labels.shape[1]:
+            names = [f"y{j}" for j in range(labels.shape[1])]
+        columns = list(names)
+        matrix = [labels.astype(float)]
+        if with_proba:
+            columns += [f"P({name})" for name in names]
+            matrix.append(np.asarray(estimator.predict_proba(X), dtype=float))
+        table = [[f"{v:.6g}" for v in row] for row in np.hstack(matrix)]
     lines = [",".join(_csv_field(c) for c in columns)]
-    lines += [",".join(f"{v:.6g}" for v in row) for row in matrix]
+    lines += [",".join(_csv_field(v) for v in row) for row in table]
     text = "\n".join(lines) + "\n"
     if output is None:
         click.echo(text, nl=False)
@@ -248,10 +489,6 @@ def predict(model, data, output, part, proba, data_dir):
 
 def _csv_field(text):
     return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
-
-
-def _method_help():
-    return "\n".join(f"  {name:7s} {METHODS[name][3]}" for name in available())
 
 
 def _cv_value(cv, split):
@@ -272,42 +509,64 @@ def _cv_value(cv, split):
     "methods",
     multiple=True,
     required=True,
-    help="Method name; repeat for several.",
+    help="Method name; repeat, or separate names by commas.",
 )
 @param_option
 @click.option("--cv", type=int, default=10, show_default=True, help="Number of folds.")
 @click.option("--split", type=float, default=None, help="One holdout split: train fraction.")
+@train_test_option
+@stratify_option
 @click.option("--seed", type=int, default=0, show_default=True)
+@variant_option
+@tfidf_option
 @data_dir_option
 @json_option
 @quiet_option
 @reported
-def evaluate(data, methods, params, cv, split, seed, data_dir, as_json, quiet):
-    """Cross-validate methods on DATA: the 11 criteria of seed 003, T_train and T_test.
+def evaluate(
+    data,
+    methods,
+    params,
+    cv,
+    split,
+    train_test,
+    stratify,
+    seed,
+    variant,
+    tfidf,
+    data_dir,
+    as_json,
+    quiet,
+):
+    """Cross-validate methods on DATA; print the criteria, T_train and T_test (seconds).
 
-    All criteria are losses (lower is better).
+    Multi-label data: the 11 criteria of seed 003, all losses (lower is better). Text
+    corpora: accuracy and macro and micro precision, recall and F1, all scores (higher is
+    better; for one class per row the micro averages equal accuracy).
 
     \b
-    Example:
+    Examples:
       mlnb evaluate yeast -m br -m cc -m ecc --cv 10
       mlnb evaluate tmc2007 -m br -p events=bernoulli --split 0.66 --json
+      mlnb evaluate webkb -m mnb,bnb,bayes-mnb --train-test
+      mlnb evaluate r8_allterms -m mnb -m gnb --cv 10 --stratify
     """
-    from ..evaluation import cross_validate
-
-    dataset = load_data(data, data_dir=data_dir)
-    folds = _cv_value(cv, split)
+    methods = _methods(methods)
+    dataset, folds = _evaluation_data(
+        data, cv=cv, split=split, train_test=train_test, data_dir=data_dir, variant=variant
+    )
     settings = parse_params(params)
-    estimators = {m: build(m, dataset.X, settings, random_state=seed) for m in methods}
+    estimators = {m: _estimator(m, dataset, settings, seed=seed, tfidf=tfidf) for m in methods}
     rows = []
     with _progress(estimators.items(), f"evaluating on {dataset.name}", quiet or as_json) as bar:
         for name, estimator in bar:
-            result = cross_validate(estimator, dataset.X, dataset.Y, cv=folds, random_state=seed)
-            rows.append({"method": name, **result.mean()})
+            scores = _scores(estimator, dataset, folds, seed=seed, stratify=stratify)
+            rows.append({"method": name, **scores})
     columns = ["method", *[c for c in rows[0] if c != "method"]]
     _echo_table(rows, columns, as_json=as_json)
 
 
-evaluate.help += "\n\n\b\nMethods:\n" + _method_help()
+evaluate.help = inspect.cleandoc(evaluate.help) + "\n\n\b\n" + describe_methods()
 
 
 @main.command()
@@ -316,7 +575,7 @@ evaluate.help += "\n\n\b\nMethods:\n" + _method_help()
     "--method",
     "methods",
     multiple=True,
-    help="Method name; repeat. Default: br cc ecc naibx imlnb dc.",
+    help="Method name; repeat, or separate by commas. Default: br cc ecc naibx imlnb dce.",
 )
 @click.option(
     "--datasets",
@@ -327,6 +586,9 @@ evaluate.help += "\n\n\b\nMethods:\n" + _method_help()
 @param_option
 @click.option("--cv", type=int, default=5, show_default=True)
 @click.option("--split", type=float, default=None, help="One holdout split: train fraction.")
+@train_test_option
+@stratify_option
+@tfidf_option
 @click.option(
     "--alpha", type=float, default=0.1, show_default=True, help="Significance level of the tests."
 )
@@ -342,42 +604,64 @@ evaluate.help += "\n\n\b\nMethods:\n" + _method_help()
 @json_option
 @quiet_option
 @reported
-def compare(methods, names, params, cv, split, alpha, out_dir, seed, data_dir, as_json, quiet):
+def compare(
+    methods,
+    names,
+    params,
+    cv,
+    split,
+    train_test,
+    stratify,
+    tfidf,
+    alpha,
+    out_dir,
+    seed,
+    data_dir,
+    as_json,
+    quiet,
+):
     """Run methods x data sets, rank them and test the differences.
 
     Writes to the output folder: the mean of every criterion per method and data set
     (CSV, JSON), average ranks with Friedman-Nemenyi and Wilcoxon-Holm results (Markdown,
-    CSV) and critical-difference diagrams (PNG, SVG); prints a summary.
+    CSV) and critical-difference diagrams (PNG, SVG); prints a summary. The data sets are
+    all multi-label, or all text corpora (with single-label classifiers).
 
     \b
-    Example:
+    Examples:
       mlnb compare -m br -m cc -m ecc --datasets emotions --datasets yeast --cv 10
+      mlnb compare -m mnb,bnb,bayes-mnb --datasets webkb --datasets r8_allterms \\
+          --datasets 20ng_bydate --train-test
     """
     from ..evaluation import compare as compare_scores
-    from ..evaluation import cross_validate
 
     known = available()
-    chosen = list(methods) or [m for m in DEFAULT_COMPARE_METHODS if m in known]
+    chosen = _methods(methods) or [m for m in DEFAULT_COMPARE_METHODS if m in known]
     if not methods and not quiet:
         missing = [m for m in DEFAULT_COMPARE_METHODS if m not in known]
         if missing:
             click.echo(f"note: not available yet: {', '.join(missing)}", err=True)
     if len(chosen) < 2:
         raise Failure("compare needs at least two methods")
-    data_names = list(names) or list(GENERATED)
-    folds = _cv_value(cv, split)
+    data_names = list(dict.fromkeys(names)) or list(GENERATED)
     settings = parse_params(params)
+    loaded, estimators = {}, {}
+    for data_name in data_names:
+        loaded[data_name] = _evaluation_data(
+            data_name, cv=cv, split=split, train_test=train_test, data_dir=data_dir
+        )
+        data = loaded[data_name][0]
+        for method in chosen:
+            estimators[data_name, method] = _estimator(
+                method, data, settings, seed=seed, tfidf=tfidf
+            )
+    kind = _kind(loaded[data_names[0]][0])  # one kind: _estimator refused any mix
     means = {}  # criterion -> {method -> {dataset -> value}}
-    runs = [(d, m) for d in data_names for m in chosen]
-    loaded = {}
-    with _progress(runs, "cross-validating", quiet or as_json) as bar:
-        for data_name, method in bar:
-            if data_name not in loaded:
-                loaded[data_name] = load_data(data_name, data_dir=data_dir)
-            data = loaded[data_name]
-            estimator = build(method, data.X, settings, random_state=seed)
-            result = cross_validate(estimator, data.X, data.Y, cv=folds, random_state=seed)
-            for criterion, value in result.mean().items():
+    with _progress(estimators.items(), "cross-validating", quiet or as_json) as bar:
+        for (data_name, method), estimator in bar:
+            data, folds = loaded[data_name]
+            scores = _scores(estimator, data, folds, seed=seed, stratify=stratify)
+            for criterion, value in scores.items():
                 means.setdefault(criterion, {}).setdefault(method, {})[data_name] = value
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "means.json").write_text(json.dumps(means, indent=1))
@@ -391,11 +675,12 @@ def compare(methods, names, params, cv, split, alpha, out_dir, seed, data_dir, a
         tables = {c: pd.DataFrame(v).T.loc[chosen, data_names] for c, v in means.items()}
         for criterion, table in tables.items():
             table.to_csv(out_dir / f"means_{criterion}.csv")
-        comparison = compare_scores(tables, alpha=alpha)
+        higher = dict.fromkeys(SINGLE_LABEL_CRITERIA, True) if kind == "text" else None
+        comparison = compare_scores(tables, alpha=alpha, greater_is_better=higher)
         (out_dir / "ranks.md").write_text(comparison.to_markdown("ranks") + "\n")
         comparison.to_csv(out_dir / "ranks.csv", kind="ranks")
         (out_dir / "wilcoxon_holm.md").write_text(comparison.to_markdown("wilcoxon") + "\n")
-        for criterion in ("example_f1_loss", "hamming", "macro_f1_loss", "train_time"):
+        for criterion in PLOTTED[kind]:
             if criterion in comparison.criteria:
                 comparison.plot_critical_difference(
                     out_dir / f"cd_{criterion}", criterion=criterion

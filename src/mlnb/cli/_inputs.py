@@ -1,13 +1,44 @@
-"""Where the ``mlnb`` command gets its data: registry names, ARFF files, generated sets."""
+"""Where the ``mlnb`` command gets its data.
+
+Two kinds of data:
+
+- multi-label data (:class:`~mlnb.datasets.Dataset`: features ``X``, label matrix ``Y``):
+  the generated sets, the ARFF data sets by name, and ARFF files;
+- single-label text (:class:`TextData`: documents and one class per document): the
+  corpora of :func:`mlnb.datasets.load_text_corpus` by their MANIFEST names, ``label<TAB>text``
+  files, and 20 Newsgroups "bydate" archives.
+
+Text corpora are cleaned as the Bayesian NB paper's data (Cardoso-Cachopo's recipe):
+``webkb`` as distributed (stemmed), ``r8_allterms`` all terms, ``r8_noshort`` without
+words of fewer than 3 letters, ``20ng_bydate`` stemmed; ``--variant`` chooses another
+cleaning where the source allows it. A ``label<TAB>text`` file is read as is (words
+separated by white space) unless a variant is given; a file whose lines hold no tab is a
+list of unlabelled documents, one per line, which models can predict but not learn from.
+A 20 Newsgroups "bydate" archive (``.tar.gz``) is cleaned as ``20ng_bydate``.
+"""
 
 from __future__ import annotations
 
+import bz2
+import gzip
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..datasets import Dataset, load_arff, load_dataset, make_multilabel
-from ..datasets._dataset import concatenate
+import numpy as np
 
-__all__ = ["GENERATED", "load_data"]
+from ..datasets import Dataset, TrainTest, load_arff, load_dataset, make_multilabel
+from ..datasets._dataset import concatenate
+from ..datasets._text import VARIANTS, clean_text
+
+__all__ = [
+    "GENERATED",
+    "TEXT_CORPORA",
+    "TextData",
+    "is_text",
+    "join",
+    "load_data",
+    "load_train_test",
+]
 
 # Built-in generated data sets: the default of `mlnb compare` and usable anywhere.
 GENERATED = {
@@ -17,22 +48,186 @@ GENERATED = {
     "synthetic-dependent": {"features": "gaussian", "label_dependence": 0.9, "random_state": 4},
 }
 
+# Single-label text corpora (MANIFEST names): (load_text_corpus name, default cleaning,
+# the cleanings the source allows).
+TEXT_CORPORA = {
+    "webkb": ("webkb", "stemmed", ("stemmed",)),
+    "r8_allterms": ("r8", "all-terms", VARIANTS),
+    "r8_noshort": ("r8", "no-short", ("no-short",)),
+    "20ng_bydate": ("20ng", "stemmed", VARIANTS),
+}
 
-def load_data(name, *, data_dir=None, part="full"):
-    """A Dataset from a generated name, a registry name or an ARFF path.
 
-    ``part``: "full" (train and test together when the set is split), "train" or "test".
+@dataclass(frozen=True, eq=False)
+class TextData:
+    """Single-label documents: cleaned text (words separated by spaces) and their classes.
+
+    ``labels`` is None for unlabelled documents; ``variant`` is the cleaning applied
+    (None: read as is); ``from_file`` tells a file given by path from a named corpus.
     """
+
+    documents: list[str]
+    labels: np.ndarray | None
+    name: str
+    variant: str | None = None
+    from_file: bool = False
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.documents)
+
+    @property
+    def classes(self) -> list[str]:
+        return [] if self.labels is None else sorted(set(self.labels.tolist()))
+
+    def __repr__(self) -> str:
+        return (
+            f"TextData(name={self.name!r}, n_documents={self.n_samples}, "
+            f"n_classes={len(self.classes)}, variant={self.variant!r})"
+        )
+
+
+def is_text(data):
+    """Whether ``data`` holds single-label documents rather than multi-label features."""
+    return isinstance(data, TextData)
+
+
+def _text(corpus, name, variant, from_file):
+    return TextData(list(corpus.documents), np.asarray(corpus.labels), name, variant, from_file)
+
+
+def _text_pair(pair, name, variant, *, from_file):
+    return TrainTest(
+        _text(pair.train, f"{name}-train", variant, from_file),
+        _text(pair.test, f"{name}-test", variant, from_file),
+    )
+
+
+def _file_kind(path):
+    """The kind of a data file: "arff", "text" or "archive" (20 Newsgroups .tar.gz)."""
+    name = path.name.lower()
+    if name.endswith((".arff", ".arff.gz", ".arff.bz2")):
+        return "arff"
+    if name.endswith((".tar.gz", ".tgz", ".tar")):
+        return "archive"
+    if name.endswith((".txt", ".txt.gz", ".tsv", ".tsv.gz")):
+        return "text"
+    head = path.read_bytes()[:2]
+    opener = {b"\x1f\x8b": gzip.open, b"BZ": bz2.open}.get(head, open)
+    with opener(path, "rb") as handle:
+        start = handle.read(1 << 16).decode("latin-1")
+    for line in start.splitlines():
+        line = line.strip()
+        if line and not line.startswith("%"):
+            return "arff" if line.lower().startswith("@relation") else "text"
+    return "text"
+
+
+def _read_lines(path):
+    """The non-blank lines of a text file, plain or gzip; UTF-8, else latin-1."""
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    return [line.rstrip("\r") for line in text.split("\n") if line.strip()]
+
+
+def _check_no_variant(variant, name):
+    if variant is not None:
+        raise ValueError(
+            f"--variant cleans text; {name} is multi-label feature data, not a text corpus"
+        )
+
+
+def _load(name, data_dir, variant):
+    """One data object, or a TrainTest pair when the source provides a split."""
+    from ..datasets import load_text_corpus
+
+    if variant is not None and variant not in VARIANTS:
+        raise ValueError(f"--variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
     if name in GENERATED:
+        _check_no_variant(variant, name)
         X, Y = make_multilabel(600, 20, 6, cardinality=1.8, **GENERATED[name])
         names = [f"x{i}" for i in range(X.shape[1])], [f"y{j}" for j in range(Y.shape[1])]
         return Dataset(X=X, Y=Y, feature_names=names[0], label_names=names[1], name=name)
+    if name in TEXT_CORPORA:
+        source, default, allowed = TEXT_CORPORA[name]
+        variant = variant or default
+        if variant not in allowed:
+            others = [n for n, (s, _, a) in TEXT_CORPORA.items() if s == source and variant in a]
+            hint = f"; use {others[0]} --variant {variant}" if others else ""
+            raise ValueError(
+                f"--variant {variant}: {name} is available as {', '.join(allowed)} only{hint}"
+            )
+        pair = load_text_corpus(source, variant=variant, data_dir=data_dir)
+        return _text_pair(pair, name, variant, from_file=False)
     path = Path(name)
-    if path.suffix in {".arff", ".gz", ".bz2"} or path.is_file():
-        return load_arff(path)
-    loaded = load_dataset(name, data_dir)
-    if isinstance(loaded, Dataset):
+    if path.is_file():
+        kind = _file_kind(path)
+        if kind == "arff":
+            _check_no_variant(variant, name)
+            return load_arff(path)
+        if kind == "archive":
+            variant = variant or "stemmed"
+            corpus = load_text_corpus(path, variant=variant)
+            return _text_pair(corpus, path.name, variant, from_file=True)
+        lines = _read_lines(path)
+        if lines and "\t" in lines[0]:
+            return _text(load_text_corpus(path, variant=variant), path.name, variant, True)
+        documents = [
+            clean_text(line, variant) if variant else " ".join(line.split()) for line in lines
+        ]
+        return TextData(documents, None, path.name, variant, True)
+    if path.suffix or len(path.parts) > 1:
+        raise FileNotFoundError(f"{name}: no such file")
+    _check_no_variant(variant, name)
+    try:
+        return load_dataset(name, data_dir)
+    except ValueError as error:
+        if "unknown data set" not in str(error):
+            raise
+        raise ValueError(
+            f"unknown data set {name!r}: not a file and not a known name; generated: "
+            f"{', '.join(GENERATED)}; text corpora: {', '.join(TEXT_CORPORA)}; ARFF data "
+            "sets: see `mlnb datasets`"
+        ) from None
+
+
+def load_data(name, *, data_dir=None, part="full", variant=None):
+    """A :class:`~mlnb.datasets.Dataset` or a :class:`TextData`, by name or path.
+
+    ``part``: "full" (train and test together when the source is split), "train" or
+    "test"; a source without a provided split is returned whole. ``variant``: the cleaning
+    of a text corpus or file (see the module docstring).
+    """
+    loaded = _load(name, data_dir, variant)
+    if not isinstance(loaded, TrainTest):
         return loaded
     if part == "full":
-        return concatenate(list(loaded), name=name)
+        return join(*loaded, name=name)
     return getattr(loaded, part)
+
+
+def load_train_test(name, *, data_dir=None, variant=None):
+    """The provided ``(train, test)`` parts of a data set; ValueError if it has none."""
+    loaded = _load(name, data_dir, variant)
+    if not isinstance(loaded, TrainTest):
+        raise ValueError(f"{name} has no provided train/test split; use --cv or --split instead")
+    return loaded
+
+
+def join(train, test, *, name):
+    """Rows of ``train`` followed by the rows of ``test``, as one data object."""
+    if is_text(train):
+        labelled = train.labels is not None and test.labels is not None
+        return TextData(
+            train.documents + test.documents,
+            np.concatenate([train.labels, test.labels]) if labelled else None,
+            name,
+            train.variant,
+            train.from_file,
+        )
+    return concatenate([train, test], name=name)

@@ -1,4 +1,9 @@
-"""The methods the ``mlnb`` command knows, by name, and how to build them."""
+"""The methods the ``mlnb`` command knows, by name, and how to build them.
+
+Two kinds of method: single-label classifiers (one class per row: the text corpora) and
+multi-label methods (a set of labels per row: the ARFF data sets and the generated sets).
+Every estimator class exported by :mod:`mlnb` has at least one name here (a test checks it).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,49 @@ import importlib
 
 import scipy.sparse as sp
 
-__all__ = ["METHODS", "build", "parse_params"]
+__all__ = [
+    "METHODS",
+    "available",
+    "build",
+    "describe_methods",
+    "estimator_class",
+    "is_single_label",
+    "parse_params",
+]
+
+SINGLE_LABEL_MODULE = "mlnb.naive_bayes"
 
 # name: (module, class, fixed keyword arguments, description)
 METHODS = {
+    # single-label classifiers: one class per row (text corpora)
+    "mnb": (SINGLE_LABEL_MODULE, "MultinomialNB", {}, "multinomial NB on word counts"),
+    "bnb": (SINGLE_LABEL_MODULE, "BernoulliNB", {}, "Bernoulli NB on word presence"),
+    "gnb": (SINGLE_LABEL_MODULE, "GaussianNB", {}, "Gaussian NB (text: on the paper's TF-IDF)"),
+    "bayes-mnb": (
+        SINGLE_LABEL_MODULE,
+        "BayesianMultinomialNB",
+        {},
+        "Bayesian multinomial NB (Dirichlet priors, seed 001 eqs. 19-20)",
+    ),
+    "bayes-bnb": (
+        SINGLE_LABEL_MODULE,
+        "BayesianBernoulliNB",
+        {},
+        "Bayesian Bernoulli NB (Beta prior, eq. 21)",
+    ),
+    "bayes-gnb": (
+        SINGLE_LABEL_MODULE,
+        "BayesianGaussianNB",
+        {},
+        "Bayesian Gaussian NB (Normal-Gamma prior, eq. 17; text: TF-IDF)",
+    ),
+    "mixed-nb": (
+        SINGLE_LABEL_MODULE,
+        "MixedNB",
+        {},
+        "event model per column block (-p blocks=...; default all Gaussian)",
+    ),
+    # multi-label methods: a set of labels per row
     "br": ("mlnb.multilabel", "BinaryRelevance", {}, "binary relevance (MLNB)"),
     "cc": ("mlnb.multilabel", "ClassifierChain", {}, "classifier chain, greedy"),
     "pcc": (
@@ -21,6 +65,12 @@ METHODS = {
     ),
     "ecc": ("mlnb.multilabel", "EnsembleClassifierChains", {}, "ensemble of 10 chains"),
     "dc": ("mlnb.multilabel", "DynamicChain", {}, "dynamic chain: order per instance"),
+    "dce": (
+        "mlnb.multilabel",
+        "DynamicChainEnsemble",
+        {},
+        "dynamic chain ensemble: 20 chains, order per instance",
+    ),
     "knn-cc": ("mlnb.multilabel", "KNNChain", {}, "kNN chain, fixed order"),
     "oocc": ("mlnb.multilabel", "OOCC", {}, "OOCC: orders of the nearest validation rows"),
     "ga-cc": ("mlnb.multilabel", "GeneticChainEnsemble", {}, "orders chosen by a GA"),
@@ -32,16 +82,40 @@ METHODS = {
 }
 
 
+def estimator_class(name):
+    """The class behind method ``name``; ImportError/AttributeError if not installed."""
+    module, cls, _, _ = METHODS[name]
+    return getattr(importlib.import_module(module), cls)
+
+
 def available():
     """Names of the methods whose code is installed."""
     names = []
-    for name, (module, cls, _, _) in METHODS.items():
+    for name in METHODS:
         try:
-            getattr(importlib.import_module(module), cls)
+            estimator_class(name)
         except (ImportError, AttributeError):
             continue
         names.append(name)
     return names
+
+
+def is_single_label(name):
+    """Whether method ``name`` is a single-label classifier (one class per row)."""
+    return METHODS[name][0] == SINGLE_LABEL_MODULE
+
+
+def describe_methods():
+    """The available methods, grouped by kind, one ``name  description`` line each."""
+    names = available()
+    width = max(map(len, names))
+    single = [n for n in names if is_single_label(n)]
+    multi = [n for n in names if not is_single_label(n)]
+    lines = ["Single-label classifiers (text corpora):"]
+    lines += [f"  {n:{width}s}  {METHODS[n][3]}" for n in single]
+    lines += ["Multi-label methods:"]
+    lines += [f"  {n:{width}s}  {METHODS[n][3]}" for n in multi]
+    return "\n".join(lines)
 
 
 def parse_params(pairs):
@@ -59,20 +133,20 @@ def parse_params(pairs):
     return params
 
 
-def build(name, X, params=None, *, random_state=0):
+def build(name, X=None, params=None, *, random_state=0):
     """The estimator called ``name``, with ``params``; events default to the data's kind.
 
     Sparse, non-negative data (bags of words) get the multinomial event model, other data
-    the Gaussian one, unless ``params`` says otherwise.
+    the Gaussian one, unless ``params`` says otherwise. ``X`` may be None for methods
+    without an ``events`` parameter (the single-label classifiers).
     """
     known = available()
     if name not in METHODS or name not in known:
         raise ValueError(f"unknown method {name!r}; known methods: {', '.join(known)}")
-    module, cls, fixed, _ = METHODS[name]
-    estimator_class = getattr(importlib.import_module(module), cls)
-    estimator = estimator_class(**fixed)
+    _, _, fixed, _ = METHODS[name]
+    estimator = estimator_class(name)(**fixed)
     defaults = {}
-    if "events" in estimator.get_params():
+    if "events" in estimator.get_params() and X is not None:
         values = X.data if sp.issparse(X) else X
         counts = sp.issparse(X) and (values.size == 0 or values.min() >= 0)
         defaults["events"] = "multinomial" if counts else "gaussian"
