@@ -20,13 +20,16 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mlnb import (
+    OOCC,
     BinaryRelevance,
     ClassifierChain,
     DynamicChain,
     DynamicChainEnsemble,
     EnsembleClassifierChains,
+    GeneticChainEnsemble,
     KNNChain,
     LabelPowerset,
+    NaiBX,
     RAkEL,
 )
 
@@ -41,6 +44,9 @@ ESTIMATORS = [
     KNNChain(n_neighbors=3),
     LabelPowerset(),
     RAkEL(random_state=0),
+    OOCC(n_orders=3, random_state=0),
+    GeneticChainEnsemble(n_chains=2, n_generations=2, random_state=0),
+    NaiBX(),
 ]
 
 _MULTICLASS_TARGETS = (
@@ -91,15 +97,17 @@ _EXPECTED_FAILURES["check_estimators_partial_fit_n_features"] = (
 
 def expected_failures(estimator):
     failures = dict(_EXPECTED_FAILURES)
-    if isinstance(estimator, (EnsembleClassifierChains, DynamicChainEnsemble)):
+    voting = (EnsembleClassifierChains, DynamicChainEnsemble, OOCC, GeneticChainEnsemble)
+    if isinstance(estimator, voting):
         failures["check_classifiers_multilabel_output_format_predict_proba"] = (
             "with hard voting (seed 003, eq. 22) predict_proba is the share of chains voting "
             "1, which is exactly 0 or 1 when all chains agree"
         )
-    if isinstance(estimator, KNNChain):
+    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble)):
         # no sample_weight and no partial_fit: these checks do not apply and pass
         del failures["check_classifiers_one_label_sample_weights"]
         del failures["check_estimators_partial_fit_n_features"]
+    if isinstance(estimator, KNNChain):
         failures["check_classifiers_multilabel_output_format_predict_proba"] = (
             "predict_proba is the share of the R neighbours voting 1 (seed 003, eq. 11), "
             "exactly 0 or 1 when they agree"
@@ -132,11 +140,16 @@ def test_fit_returns_self_and_leaves_parameters_alone(estimator, data):
         model.predict(X[:, :3])
 
 
+def scores(model, X):
+    """predict_proba where the estimator has it (NaiBX predicts label sets only)."""
+    return model.predict_proba(X) if hasattr(model, "predict_proba") else model.predict(X)
+
+
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=ids)
 def test_input_forms_agree(estimator, data):
     X, Y = data
     X = X - X.min()  # non-negative, so that every event model accepts it
-    expected = clone(estimator).fit(X, Y).predict_proba(X)
+    expected = scores(clone(estimator).fit(X, Y), X)
     readonly = X.copy()
     readonly.setflags(write=False)
     variants = [
@@ -147,25 +160,25 @@ def test_input_forms_agree(estimator, data):
         (X.astype(np.float32), Y.astype(bool)),
     ]
     for X_in, Y_in in variants:
-        got = clone(estimator).fit(X_in, Y_in).predict_proba(X_in)
+        got = scores(clone(estimator).fit(X_in, Y_in), X_in)
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=ids)
 def test_sample_weight_forms_and_integer_weights(estimator, data):
-    if isinstance(estimator, KNNChain):
-        pytest.skip("nearest neighbours take no sample weights")
+    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble)):
+        pytest.skip("nearest neighbours and the validated order searches take no weights")
     X, Y = data
     weights = np.random.default_rng(0).integers(1, 4, len(Y))
     model = clone(estimator).fit(X, Y, sample_weight=weights)
-    expected = model.predict_proba(X)
+    expected = scores(model, X)
     for form in (weights.tolist(), pd.Series(weights)):
-        got = clone(estimator).fit(X, Y, sample_weight=form).predict_proba(X)
+        got = scores(clone(estimator).fit(X, Y, sample_weight=form), X)
         np.testing.assert_allclose(got, expected, rtol=1e-12)
     # ECC's samples and DynamicChain's validation split are draws of rows
     if not isinstance(estimator, (EnsembleClassifierChains, DynamicChain, DynamicChainEnsemble)):
         repeated = clone(estimator).fit(np.repeat(X, weights, 0), np.repeat(Y, weights, 0))
-        np.testing.assert_allclose(repeated.predict_proba(X), expected, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(scores(repeated, X), expected, rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="sample_weight"):
         clone(estimator).fit(X, Y, sample_weight=weights[:-1])
 

@@ -49,7 +49,10 @@ class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
         Y = check_label_matrix(y, X.shape[0])
         fraction = float(self.validation_fraction)
         if not 0 < fraction < 1 or X.shape[0] < 2:
-            raise ValueError("needs 0 < validation_fraction < 1 and at least 2 rows")
+            raise ValueError(
+                "needs 0 < validation_fraction < 1 and at least 2 rows to split off a "
+                f"validation set; got validation_fraction = {fraction}, n_samples = {X.shape[0]}"
+            )
         if self.base not in ("nb", "knn"):
             raise ValueError(f'base must be "nb" or "knn"; got {self.base!r}')
         rng = check_random_state(self.random_state)
