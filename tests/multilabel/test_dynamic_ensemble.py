@@ -163,6 +163,30 @@ def test_unselected_features_add_nothing(events, reference):
         np.testing.assert_allclose(log_odds[:, label], expected, rtol=1e-6, atol=1e-6)
 
 
+def test_unselected_features_add_nothing_with_wekas_gaussian():
+    from mlnb.events.discretised import DiscretisedGaussian
+    from mlnb.stats import GroupStats
+
+    X, Y = make_multilabel(300, 15, 3, features="counts", doc_length=30, random_state=5)
+    X = X.toarray() if sp.issparse(X) else X
+    events = DiscretisedGaussian(precision=1.0)
+    model = DynamicChainEnsemble(
+        n_chains=1,
+        sample_fraction=1.0,
+        max_imbalance=None,
+        order="random",
+        events=events,
+        random_state=0,
+    ).fit(X, Y)
+    log_odds = model._member_log_odds(0, events.prepare(X))
+    for label, selected in enumerate(model.feature_masks_[0]):
+        assert 0 < selected.sum() < X.shape[1]
+        y = Y[:, label]
+        stats = GroupStats.from_data(X[:, selected], np.column_stack([y, 1 - y]))
+        joint = events.log_likelihood(stats, X[:, selected]) + np.log(stats.count)
+        np.testing.assert_allclose(log_odds[:, label], joint[:, 0] - joint[:, 1], rtol=1e-9)
+
+
 def test_unsupported_event_model_asks_for_no_selection():
     X, Y = dependent_labels(0, n=60)
     with pytest.raises(ValueError, match="feature_selection=None"):
@@ -268,3 +292,13 @@ def test_knn_ensemble_chooses_r_and_beta_on_their_grids():
         DynamicChainEnsemble(base="knn").fit(X, Y, sample_weight=np.ones(len(X)))
     with pytest.raises(ValueError, match="base"):
         DynamicChainEnsemble(base="svm").fit(X, Y)
+
+
+def test_an_event_model_object_survives_the_beta_search():
+    from mlnb.events import Gaussian
+
+    X, Y = dependent_labels(0, n=90)
+    model = DynamicChainEnsemble(n_chains=2, events=Gaussian(var_smoothing=1e-6), random_state=0)
+    assert model.fit(X, Y).beta_ in range(1, 11)
+    chain = DynamicChain(events=Gaussian(var_smoothing=1e-6), random_state=0).fit(X, Y)
+    assert chain.beta_ in range(1, 11)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import expit
+from sklearn.base import clone
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
@@ -206,7 +207,7 @@ class DynamicChain(MultiLabelNB):
         folds = KFold(3, shuffle=True, random_state=rng.randint(2**31 - 1))
         scores = np.zeros(len(BETAS))
         for train, test in folds.split(X):
-            inner = self.__class__(**{**self.get_params(), "beta": 1.0, "random_state": 0})
+            inner = clone(self).set_params(beta=1.0, random_state=0)
             inner.fit(X[train], Y[train], sample_weight=weight[train])
             for i, beta in enumerate(BETAS):
                 inner.beta_ = float(beta)

@@ -24,11 +24,13 @@ order instead: ECC with the same preprocessing, the paper's reference method 3.
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..events import BayesianBernoulli, Bernoulli, Gaussian, Multinomial
+from ..events.discretised import DiscretisedGaussian
 from ..metrics import f1_score
 from ..stats import GroupStats
 from ._base import MultiLabelNB
@@ -79,6 +81,9 @@ def _select_features(events, params, mask):
     if isinstance(events, Gaussian):
         for key in ("mean", "var"):
             positive[key] = np.where(mask, positive[key], negative[key])
+    elif isinstance(events, DiscretisedGaussian):
+        mean, std = (np.where(mask, positive[k], negative[k]) for k in ("mean", "std"))
+        positive = events.parameters(mean, std, positive["precision"])
     elif isinstance(events, (Bernoulli, BayesianBernoulli)):
         for key in ("log_odds", "log_absent"):
             positive[key] = np.where(mask, positive[key], negative[key])
@@ -92,8 +97,8 @@ def _select_features(events, params, mask):
             side["log_phi"] = np.where(mask, side["log_phi"] - log_total, 0.0)
     else:
         raise ValueError(
-            f"feature selection supports the Gaussian, Bernoulli and multinomial event "
-            f"models; got {type(events).__name__}: use feature_selection=None"
+            f"feature selection supports the Gaussian (classical or discretised), Bernoulli "
+            f"and multinomial event models; got {type(events).__name__}: use feature_selection=None"
         )
     return positive, negative
 
@@ -360,7 +365,7 @@ class DynamicChainEnsemble(MultiLabelNB):
             settings = {"beta": 1.0, "random_state": rng.randint(2**31 - 1)}
             if self._knn():
                 settings["n_neighbors"] = self.n_neighbors_
-            inner = self.__class__(**{**self.get_params(), **settings})
+            inner = clone(self).set_params(**settings)
             inner.fit(X[train], Y[train], sample_weight=None if self._knn() else weight[train])
             votes = inner._votes(X[test], BETAS)
             for i, vote in enumerate(votes):
