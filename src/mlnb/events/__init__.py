@@ -3,10 +3,12 @@
 Classical: :class:`Gaussian`, :class:`Multinomial`, :class:`Bernoulli`.
 Bayesian (posterior predictive, seed 001 eqs. 19-22): :class:`BayesianGaussian`,
 :class:`BayesianMultinomial`, :class:`BayesianBernoulli`. Column blocks: :class:`Mixed`.
+Weka's Gaussian estimator (seed 003's Naive Bayes): :class:`DiscretisedGaussian`.
 """
 
 from ._base import EventModel, entrywise_sum
 from .bernoulli import BayesianBernoulli, Bernoulli
+from .discretised import DiscretisedGaussian, weka_precision
 from .gaussian import BayesianGaussian, Gaussian
 from .mixed import Mixed
 from .multinomial import BayesianMultinomial, Multinomial
@@ -17,12 +19,14 @@ __all__ = [
     "BayesianGaussian",
     "BayesianMultinomial",
     "Bernoulli",
+    "DiscretisedGaussian",
     "EventModel",
     "Gaussian",
     "Mixed",
     "Multinomial",
     "entrywise_sum",
     "make_event_model",
+    "weka_precision",
 ]
 
 #: Event models by the names that estimators' ``events`` parameter accepts.
