@@ -22,6 +22,18 @@ and Gaussian on yeast (scikit-learn's ``MultinomialNB`` / ``GaussianNB`` on the 
     ``ClassifierChain(NB(), order="random")`` (:class:`SklearnECC`). scikit-multilearn has
     no ECC.
 
+The chain benchmarks have a floor too (:func:`run_chain_floor`): fit is one grouping
+product for the statistics (``Y.T @ [X Y]`` for a chain; for the ECC ``G.T @ [X Y]`` with
+G holding each of the 10 samples' label columns and the sample itself), in the fastest of
+several forms with its operands prepared beforehand (for the Gaussian also ``X**2``), plus
+one ``np.log`` over the statistics; predict is the feature term of every chain's labels
+(``X_test @ W.T``, Gaussian ``(X*X) @ A.T + X @ B.T``; stacked or per chain, whichever is
+faster) plus the greedy chain steps (:func:`chain_steps`: per block of labels one product
+with the earlier decisions, per label one matrix-vector product and one comparison; all
+chains advanced together). Validation, sampling and building the operands are left out:
+the floor is a lower bound. The targets table says for each set whether a target "g
+times faster than scikit-learn" is reachable at all: scikit-learn / floor >= g.
+
 Measurements. Every case (data set x benchmark x library) runs in its own child process
 (the same interpreter, started by this script one case after the other), which loads the
 data, then fits on the training split and predicts the test split ``--repeat`` times
@@ -29,6 +41,12 @@ data, then fits on the training split and predicts the test split ``--repeat`` t
 already took ``--max-time`` seconds (default 120) stops repeating (on a 2-core machine:
 scikit-learn's ECC on delicious, run once), and a fast case repeats until ``--min-time``
 seconds (default 2; up to 200 runs).
+Before the baseline and the clock, each case fits and predicts once on a few rows
+(:func:`warm_up`): one-time costs of a process (OpenBLAS's buffers, lazily built caches)
+then count for no library. ``--blas-threads N`` limits the BLAS of every case to N threads
+(threadpoolctl; default: the libraries' default): on a 2-core machine shared with other
+jobs, two OpenBLAS threads made mlnb's dense products up to 20x slower than one (their
+threads wait for each other), which scikit-learn's NB, with no dense products, never pays.
 Peak memory is the peak resident set size of the child during its first fit + predict,
 above its resident size just before (Linux: after ``gc.collect()`` and glibc's
 ``malloc_trim(0)``, ``/proc/self/clear_refs`` resets the high-water mark, read as
@@ -78,7 +96,8 @@ NB, dense 1-D y): its default densifies X for every label.
 Usage::
 
     python benchmarks/bench_multilabel.py [--datasets delicious bibtex enron yeast]
-        [--benchmarks br cc ecc] [--repeat 3] [--quick] [--markdown] [--save results.json]
+        [--benchmarks br cc ecc] [--repeat 3] [--blas-threads 1] [--quick] [--markdown]
+        [--save results.json]
     python benchmarks/bench_multilabel.py --load results.json --markdown   # re-render only
 
 ``--quick`` keeps the first 1000 training and 500 test rows of each data set (all labels):
@@ -100,6 +119,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -323,6 +343,28 @@ def f1_scores(Y_true, Y_pred):
     }
 
 
+WARM_UP_ROWS = (200, 50)
+
+
+def warm_up(model, X, Y, X_test):
+    """One fit + predict on a few rows, before the memory baseline and the clock.
+
+    What the first call of a process pays once, whatever the data (OpenBLAS allocating its
+    buffers on the first product, lazily built caches and dispatch tables of numpy, scipy
+    and scikit-learn), is then outside the measured peak and the timed runs, for every
+    library alike. Measured on yeast's ECC: scikit-learn's peak 6.7 -> 6.0 MiB, mlnb's
+    9.6 -> 8.3 MiB (before this change's memory reductions). Failures (e.g. a slice with
+    a label of one class that a library refuses) are ignored: warming up is best effort.
+    """
+    n, m = WARM_UP_ROWS
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X[:n], Y[:n]).predict(X_test[:m])
+    except Exception:  # best effort, see the docstring
+        pass
+
+
 def run_case(dataset, benchmark, library, args):
     """Fit and predict one case repeatedly (child process); returns the result dict."""
     X, Y, X_test, Y_test = load(dataset, args.quick)
@@ -333,20 +375,23 @@ def run_case(dataset, benchmark, library, args):
     model = make_model(benchmark, library, dataset)
     if model is None:
         return None
+    warm_up(model, X, Y, X_test)
     del model
     release_free_memory()
     baseline = rss_kib()
     can_reset = reset_peak_rss()
-    fits, predicts, cpus, peak = [], [], [], None
+    fits, predicts, cpus, cpu_predicts, peak = [], [], [], [], None
     while True:
         model = make_model(benchmark, library, dataset)
         cpu = time.process_time()
         start = time.perf_counter()
         model.fit(X, Y)
         middle = time.perf_counter()
+        cpu_middle = time.process_time()
         prediction = model.predict(X_test)
         stop = time.perf_counter()
         cpus.append(time.process_time() - cpu)
+        cpu_predicts.append(time.process_time() - cpu_middle)
         if peak is None and can_reset:
             peak = (peak_rss_kib() - baseline) / 1024
         fits.append(middle - start)
@@ -362,6 +407,7 @@ def run_case(dataset, benchmark, library, args):
         "predict": min(predicts),
         "runs": len(fits),
         "cpu": min(cpus),
+        "cpu_predict": min(cpu_predicts),
         "peak_mib": peak,
         **f1_scores(Y_test, dense(prediction)),
     }
@@ -378,12 +424,20 @@ def dense_float(matrix):
 
 def best_of(function, repeat, min_time):
     """(best wall time, number of calls) of ``function()``: >= ``repeat`` calls, ``min_time`` s."""
-    times = []
+    wall, _, runs = best_wall_and_cpu(function, repeat, min_time)
+    return wall, runs
+
+
+def best_wall_and_cpu(function, repeat, min_time):
+    """(best wall time, best process CPU time, number of calls) of ``function()``."""
+    times, cpus = [], []
     while len(times) < repeat or (sum(times) < min_time and len(times) < MAX_RUNS):
+        cpu = time.process_time()
         start = time.perf_counter()
         function()
         times.append(time.perf_counter() - start)
-    return min(times), len(times)
+        cpus.append(time.process_time() - cpu)
+    return min(times), min(cpus), len(times)
 
 
 def run_floor(dataset, args):
@@ -398,26 +452,194 @@ def run_floor(dataset, args):
         forms["X_csc.T @ Y (CSR x dense)"] = lambda: (X_csc.T @ Y_float).T
     else:
         forms["Y.T @ X (BLAS)"] = lambda: Y_float.T @ X
-    times = {name: best_of(form, args.repeat, args.min_time)[0] for name, form in forms.items()}
-    fastest = min(times, key=times.get)
+    timed = {
+        name: best_wall_and_cpu(form, args.repeat, args.min_time) for name, form in forms.items()
+    }
+    fastest = min(timed, key=lambda name: timed[name][0])
     W = np.random.default_rng(0).random((Y.shape[1], X.shape[1]))
-    product, runs = best_of(lambda: X_test @ W.T, args.repeat, args.min_time)
+    product, product_cpu, runs = best_wall_and_cpu(lambda: X_test @ W.T, args.repeat, args.min_time)
     return {
-        "fit": times[fastest],
+        "fit": timed[fastest][0],
         "predict": product,
+        "cpu": timed[fastest][1] + product_cpu,
         "form": fastest,
-        "forms": times,
+        "forms": {name: wall for name, (wall, _, _) in timed.items()},
         "runs": runs,
+    }
+
+
+# ---- floors of the chains ------------------------------------------------------------------------
+STACKED_FLOOR_LIMIT = 1 << 24  # floats of (chains x labels x samples) timed all chains at once
+
+
+def floor_blocks(n_labels):
+    """Block sizes the floor's chain steps try (the fastest counts): 16, and mlnb's rule
+    (:func:`mlnb.multilabel._inference.stacked_block`, up to 128 for many labels)."""
+    return sorted({16, max(16, min(128, n_labels // 8))})
+
+
+def chain_steps(base, weight, block=16):
+    """The greedy steps of ``c`` chains at once, in their fastest blocked form.
+
+    ``base``: (c, L, n) log-odds from the features, in chain order; ``weight``:
+    (c, L, L) label-feature weights in chain order. Per block of labels one (batched)
+    product with the decisions before the block; per label one matrix-vector product with
+    the decisions inside its block and one comparison. The minimum of any greedy chain
+    over dense pairwise weights: O(n L**2 / 2) multiply-adds per chain, L Python steps.
+    """
+    chains, n_labels, n_samples = base.shape
+    decided = np.zeros((chains, n_labels, n_samples))
+    for start in range(0, n_labels, block):
+        stop = min(start + block, n_labels)
+        scores = base[:, start:stop]
+        if start:
+            scores = scores + weight[:, start:stop, :start] @ decided[:, :start]
+        for position in range(start, stop):
+            step = scores[:, position - start]
+            if position > start:
+                step = (
+                    step
+                    + (weight[:, position, None, start:position] @ decided[:, start:position])[:, 0]
+                )
+            np.greater(step, 0.0, out=decided[:, position])
+    return decided
+
+
+def feature_products(X_test, gaussian, n_rows, rng):
+    """Functions scoring every row of X_test for ``n_rows`` labels: the floor's feature term.
+
+    Multinomial: ``X_test @ W.T`` (W of shape (n_rows, d), stored transposed so that
+    scipy needs no copy); Gaussian: ``(X*X) @ A.T + X @ B.T`` (the quadratic form of the
+    log-likelihood ratio: two products).
+    """
+    d = X_test.shape[1]
+    if not gaussian:
+        W_T = np.ascontiguousarray(rng.random((d, n_rows)))
+        return lambda: X_test @ W_T
+    A, B = rng.random((n_rows, d)), rng.random((n_rows, d))
+    return lambda: (X_test * X_test) @ A.T + X_test @ B.T
+
+
+def label_stacked_rows(X, Y):
+    """(Q, rows): the rows of X holding each label, stacked label after label, with each
+    label's columns shifted to a block of its own (what mlnb's ``_MemberLabels`` builds)."""
+    by_label = sp.csc_matrix(Y)
+    rows = by_label.indices
+    stacked = X[rows]
+    label_of_row = np.repeat(np.arange(Y.shape[1]), np.diff(by_label.indptr))
+    shift = np.repeat(label_of_row * X.shape[1], np.diff(stacked.indptr))
+    Q = sp.csr_matrix(
+        (stacked.data, stacked.indices + shift, stacked.indptr),
+        shape=(len(rows), Y.shape[1] * X.shape[1]),
+    )
+    return Q, rows
+
+
+def run_chain_floor(dataset, benchmark, args):
+    """Time the floor of a classifier chain ("cc") or of ten ("ecc").
+
+    fit: the statistics (one grouping product, fastest form, operands prepared beforehand)
+    plus one ``np.log`` over them (the parameters); predict: the feature term of every
+    label of every chain (:func:`feature_products`, one stacked product or one per chain,
+    whichever is faster) plus the chain steps (:func:`chain_steps`). The chain order is
+    taken as the column order (a real implementation permutes the rows of W, L x d, once).
+    """
+    X, Y, X_test, _ = load(dataset, args.quick)
+    gaussian = events_of(dataset) == "gaussian"
+    n, n_labels = Y.shape
+    chains = N_CHAINS if benchmark == "ecc" else 1
+    rng = np.random.default_rng(0)
+    Y_float = np.asarray(Y, dtype=np.float64)
+    # Grouping: CC groups the rows by label (G = Y); ECC by (sample k, label l) and sample k.
+    if benchmark == "ecc":
+        size = max(round(SAMPLE_FRACTION * n), 1)
+        M = np.zeros((n, chains))
+        for k in range(chains):
+            M[rng.choice(n, size, replace=False), k] = 1.0
+        Y_ext = np.hstack([Y_float, np.ones((n, 1))])
+        G = (M[:, :, None] * Y_ext[:, None, :]).reshape(n, -1)
+    else:
+        M, Y_ext, G = np.ones((n, 1)), Y_float, Y_float
+    if sp.issparse(X):
+        A = sp.hstack([X, sp.csr_matrix(Y_float)], format="csr")
+    else:
+        A = np.hstack([X, X * X, Y_float])
+    forms = {}
+    if sp.issparse(A):
+        G_T = sp.csr_matrix(G.T)
+        forms["G.T @ [X Y] (sparse)"] = lambda: (G_T @ A).toarray()
+        Q, rows = label_stacked_rows(A, sp.csr_matrix(Y_ext))
+        weights = M[rows]
+        forms["label-stacked rows.T @ M"] = lambda: Q.T @ weights
+        A_csc = A.tocsc()
+        forms["[X Y]_csc.T @ G (dense G)"] = lambda: A_csc.T @ G
+    else:
+        forms["G.T @ [X X² Y] (BLAS)"] = lambda: G.T @ A
+
+    def timed(function, times=1):
+        wall, cpu, runs = best_wall_and_cpu(function, args.repeat, args.min_time)
+        return wall * times, cpu * times, runs
+
+    statistics = {name: timed(form) for name, form in forms.items()}
+    fastest = min(statistics, key=lambda name: statistics[name][0])
+    logs = rng.random((G.shape[1], A.shape[1])) + 1.0
+    parts = {"statistics": statistics[fastest], "log": timed(lambda: np.log(logs))}
+    # Prediction: the feature term of all chains' labels, then the chain steps; each in
+    # its faster form: all chains at once, or one chain at a time (times the chains).
+    n_test = X_test.shape[0]
+    features = {
+        "stacked": timed(feature_products(X_test, gaussian, chains * n_labels, rng)),
+        "per chain": timed(feature_products(X_test, gaussian, n_labels, rng), chains),
+    }
+    base = feature_products(X_test, gaussian, n_labels, rng)().reshape(n_test, 1, n_labels)
+    base = base - np.median(base, axis=0)  # about half the labels set
+    weight = rng.normal(0.0, 0.1, size=(1, n_labels, n_labels))
+
+    def steps(n_chains, block):
+        bases = np.repeat(base, n_chains, axis=1)
+        weights = np.repeat(weight, n_chains, axis=0)
+        # one transposing copy: the products give (sample, chain, label), the steps read
+        # one label of every chain at a time, contiguous in (chain, label, sample)
+        return lambda: chain_steps(np.ascontiguousarray(bases.transpose(1, 2, 0)), weights, block)
+
+    steps_forms = {}
+    for block in floor_blocks(n_labels):
+        steps_forms[f"per chain, block {block}"] = timed(steps(1, block), chains)
+        if chains > 1 and chains * n_labels * n_test <= STACKED_FLOOR_LIMIT:
+            steps_forms[f"stacked, block {block}"] = timed(steps(chains, block))
+    for name, choices in (("features", features), ("chain steps", steps_forms)):
+        best = min(choices, key=lambda form: choices[form][0])
+        parts[f"{name} ({best})"] = choices[best]
+    fit = [parts["statistics"], parts["log"]]
+    predict = [part for name, part in parts.items() if name not in ("statistics", "log")]
+    return {
+        "fit": sum(part[0] for part in fit),
+        "predict": sum(part[0] for part in predict),
+        "cpu": sum(part[1] for part in parts.values()),
+        "cpu_predict": sum(part[1] for part in predict),
+        "form": fastest,
+        "forms": {name: wall for name, (wall, _, _) in statistics.items()},
+        "parts": {name: wall for name, (wall, _, _) in parts.items()},
+        "steps_forms": {name: wall for name, (wall, _, _) in steps_forms.items()},
+        "runs": min(runs for _, _, runs in parts.values()),
     }
 
 
 def worker(args):
     """Entry point of a child process: one case, result as JSON in ``args.out``."""
     dataset, benchmark, library = args.case
-    if library == "floor":
-        result = run_floor(dataset, args)
-    else:
-        result = run_case(dataset, benchmark, library, args)
+    limit = contextlib.nullcontext()
+    if args.blas_threads:
+        from threadpoolctl import threadpool_limits
+
+        limit = threadpool_limits(limits=args.blas_threads, user_api="blas")
+    with limit:
+        if library == "floor" and benchmark != "br":
+            result = run_chain_floor(dataset, benchmark, args)
+        elif library == "floor":
+            result = run_floor(dataset, args)
+        else:
+            result = run_case(dataset, benchmark, library, args)
     Path(args.out).write_text(json.dumps(result))
 
 
@@ -440,6 +662,8 @@ def spawn(case, args, tmp):
         str(args.min_time),
         "--max-time",
         str(args.max_time),
+        "--blas-threads",
+        str(args.blas_threads or 0),
     ]
     if args.quick:
         command.append("--quick")
@@ -537,6 +761,7 @@ def describe_data(dataset, quick):
 def run_all(args):
     """Every selected case, one child process after the other; returns the results."""
     results = {"machine": machine_info(), "quick": args.quick, "data": {}, "cases": {}}
+    results["machine"]["blas_threads"] = args.blas_threads or None
     libraries = [lib for lib in LIBRARIES if lib in args.libraries]
     if "skmultilearn" in libraries and not library_available("skmultilearn"):
         print("scikit-multilearn is not installed here: its column is skipped.")
@@ -547,7 +772,7 @@ def run_all(args):
         for dataset in args.datasets:
             results["data"][dataset] = describe_data(dataset, args.quick)
             for benchmark in args.benchmarks:
-                targets = [*libraries, "floor"] if benchmark == "br" else libraries
+                targets = [*libraries, "floor"]
                 for library in targets:
                     start = time.perf_counter()
                     result = spawn((dataset, benchmark, library), args, tmp)
@@ -601,7 +826,7 @@ def table_rows(results, benchmark):
     rows = []
     for dataset in results["data"]:
         ours = results["cases"].get(f"{dataset}/{benchmark}/mlnb")
-        libraries = [*results["libraries"], "floor"] if benchmark == "br" else results["libraries"]
+        libraries = [*results["libraries"], "floor"]
         for library in libraries:
             case = results["cases"].get(f"{dataset}/{benchmark}/{library}")
             if case is None:
@@ -613,7 +838,7 @@ def table_rows(results, benchmark):
                 continue
             total = case["fit"] + case["predict"]
             ratio = None if ours is None else total / (ours["fit"] + ours["predict"])
-            name = f"floor ({case['form']} + X_test @ W.T)" if library == "floor" else library
+            name = floor_name(benchmark, case) if library == "floor" else library
             row = [dataset, name, fmt_time(case["fit"]), fmt_time(case["predict"])]
             row += [fmt_time(total), fmt(ratio, ".3g"), str(case["runs"])]
             cpu_ratio = None
@@ -628,16 +853,29 @@ def table_rows(results, benchmark):
     return header, rows
 
 
-def speedup(results, dataset, benchmark, library, part="total"):
-    """How many times faster mlnb is than ``library`` (``part``: total, fit or predict)."""
+def floor_name(benchmark, case):
+    """The floor's row name: what it times."""
+    if benchmark == "br":
+        return f"floor ({case['form']} + X_test @ W.T)"
+    chains = "10 chains" if benchmark == "ecc" else "1 chain"
+    return f"floor ({case['form']} + log; feature products + chain steps, {chains})"
+
+
+def speedup(results, dataset, benchmark, library, part="total", cpu=False):
+    """How many times faster mlnb is than ``library`` (``part``: total, fit or predict);
+    with ``cpu``, in CPU time (total or predict only; None where not measured)."""
     ours = results["cases"].get(f"{dataset}/{benchmark}/mlnb")
     theirs = results["cases"].get(f"{dataset}/{benchmark}/{library}")
     if not ours or not theirs or "error" in ours or "error" in theirs:
         return None
 
     def seconds(case):
+        if cpu:
+            return case.get({"total": "cpu", "predict": "cpu_predict"}.get(part, ""))
         return case["fit"] + case["predict"] if part == "total" else case[part]
 
+    if not seconds(ours) or not seconds(theirs):
+        return None
     return seconds(theirs) / seconds(ours)
 
 
@@ -659,12 +897,16 @@ def targets(results):
                 what = "fit+predict" if part == "total" else part
                 label = f"{benchmark.upper()} {what} ≥ {goal}x faster than scikit-learn"
                 met = value >= goal if benchmark != "br" or dataset == "delicious" else None
-                rows.append((label, dataset, f"{value:.1f}x", met))
+                cpu = speedup(results, dataset, benchmark, "sklearn", part, cpu=True)
+                measured = f"{value:.1f}x" + ("" if cpu is None else f" (CPU {cpu:.1f}x)")
+                rows.append((label, dataset, measured, met))
         ours, floor = cases.get(f"{dataset}/br/mlnb"), cases.get(f"{dataset}/br/floor")
         if ours and floor and "error" not in ours and "error" not in floor:
             ratio = (ours["fit"] + ours["predict"]) / (floor["fit"] + floor["predict"])
             met = ratio <= 3 if dataset == "delicious" else None
             rows.append(("BR within 3x of the floor", dataset, f"{ratio:.2f}x", met))
+        for benchmark, part, goal in (("cc", "predict", 50), ("ecc", "total", 100)):
+            rows += floor_rows(cases, dataset, benchmark, part, goal)
         for benchmark in BENCHMARKS:
             ours = cases.get(f"{dataset}/{benchmark}/mlnb") or {}
             theirs = cases.get(f"{dataset}/{benchmark}/sklearn") or {}
@@ -697,6 +939,50 @@ def targets(results):
     return rows
 
 
+def floor_rows(cases, dataset, benchmark, part, goal):
+    """Rows on a chain benchmark's floor: mlnb / floor, and whether the goal is reachable.
+
+    A goal of "g times faster than scikit-learn" is out of reach of any implementation
+    when scikit-learn's time is less than g times the floor's. Both are given in wall and
+    in CPU time (best runs); the verdict follows the CPU time, which other processes on
+    the machine disturb less than the wall time of scikit-learn's few long runs.
+    """
+
+    def seconds(case, cpu=False):
+        if cpu:
+            return case.get("cpu") if part == "total" else case.get("cpu_predict")
+        return case["fit"] + case["predict"] if part == "total" else case[part]
+
+    def ratio(a, b):
+        wall = seconds(a) / seconds(b)
+        cpu = seconds(a, True) / seconds(b, True) if seconds(a, True) and seconds(b, True) else None
+        return wall, cpu
+
+    ours, theirs = (cases.get(f"{dataset}/{benchmark}/{library}") for library in LIBRARIES[:2])
+    floor = cases.get(f"{dataset}/{benchmark}/floor")
+    if floor is None or "error" in floor:
+        return []
+    what = "fit+predict" if part == "total" else part
+    rows = []
+    if ours and "error" not in ours:
+        wall, cpu = ratio(ours, floor)
+        measured = f"{wall:.2f}x wall, {fmt(cpu, '.2f')}x CPU"
+        rows.append((f"{benchmark.upper()} {what}: mlnb / floor", dataset, measured, "info"))
+    if theirs and "error" not in theirs:
+        wall, cpu = ratio(theirs, floor)
+        measured = f"{wall:.1f}x wall, {fmt(cpu, '.1f')}x CPU"
+        verdict = cpu if cpu is not None else wall
+        rows.append(
+            (
+                f"{benchmark.upper()} {what} ≥ {goal}x: reachable (scikit-learn / floor ≥ {goal})",
+                dataset,
+                measured,
+                "reachable" if verdict >= goal else "unreachable",
+            )
+        )
+    return rows
+
+
 def text_table(header, rows):
     """A plain-text table with aligned columns."""
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
@@ -723,7 +1009,8 @@ def report(results, render):
         f"Run: {machine['date']}; {machine['cpu']}, {machine['cores']} cores, "
         f"{machine['memory']} memory; load average (1, 5, 15 min) {machine['load']} at start, "
         f"{machine.get('load_end', '?')} at the end{load_range(results)}.",
-        f"Versions: {versions} (commit {machine.get('commit', '?')}). BLAS: {machine['blas']}.",
+        f"Versions: {versions} (commit {machine.get('commit', '?')}). BLAS: {machine['blas']}"
+        + blas_limit(machine),
         "Times: best of the repeats (see `runs`), wall seconds; x mlnb time: fit+predict of "
         "the library / mlnb's. CPU s: best process CPU time of one fit+predict (all threads; "
         "less sensitive than wall time to other processes on the machine). Peak: resident "
@@ -739,10 +1026,24 @@ def report(results, render):
     benchmarks = sorted({key.split("/")[1] for key in results["cases"]}, key=BENCHMARKS.index)
     for benchmark in benchmarks:
         sections.append((TITLES[benchmark], render(*table_rows(results, benchmark))))
-    status = {True: "met", False: "MISSED", None: "(no target: set for delicious)"}
+    status = {
+        True: "met",
+        False: "MISSED",
+        None: "(no target: set for delicious)",
+        "info": "(no target)",
+        "reachable": "reachable",
+        "unreachable": "UNREACHABLE: even the floor is too slow",
+    }
     rows = [(t, d, m, status[ok]) for t, d, m, ok in targets(results)]
     sections.append(("Targets", render(["target", "data", "measured", "status"], rows)))
     return parts, sections
+
+
+def blas_limit(machine):
+    """The end of the report's BLAS sentence: the thread limit of the cases, if any."""
+    if machine.get("blas_threads"):
+        return f"; limited to {machine['blas_threads']} thread(s) in every case (--blas-threads)."
+    return "."
 
 
 def load_range(results):
@@ -794,6 +1095,12 @@ def parse_args(argv=None):
     parser.add_argument("--repeat", type=int, default=3, help="runs per case (best kept)")
     parser.add_argument("--min-time", type=float, default=2.0, help="repeat fast cases to this")
     parser.add_argument("--max-time", type=float, default=120.0, help="stop repeating after")
+    parser.add_argument(
+        "--blas-threads",
+        type=int,
+        default=0,
+        help="BLAS threads of every case (threadpoolctl; 0: the libraries' default)",
+    )
     parser.add_argument("--quick", action="store_true", help="first 1000/500 rows only")
     parser.add_argument("--markdown", action="store_true", help=f"update {DOC.relative_to(REPO)}")
     parser.add_argument("--save", type=Path, help="write the raw results (JSON)")

@@ -11,6 +11,7 @@ from mlnb.events import (
     BayesianGaussian,
     BayesianMultinomial,
     Bernoulli,
+    EventModel,
     Gaussian,
     Mixed,
     Multinomial,
@@ -317,4 +318,65 @@ def test_log_likelihood_ratio_is_the_difference(model):
         model._log_likelihood(a, prepared) - model._log_likelihood(b, prepared),
         rtol=1e-10,
         atol=1e-10,
+    )
+
+
+def stacked_problem(seed, counts):
+    """An ensemble-like layout: 3 models' label groups (4 each), then the models' totals."""
+    rng = np.random.default_rng(seed)
+    n, d, n_labels, n_models = 80, 7, 4, 3
+    X = rng.poisson(1.5, size=(n, d)).astype(float) if counts else rng.normal(1.0, 2.0, (n, d))
+    Y = (rng.random((n, n_labels)) < 0.4).astype(int)
+    membership = (rng.random((n, n_models)) < 0.7).astype(float)
+    return X, Y, membership, n_labels, n_models
+
+
+@pytest.mark.parametrize(
+    "model,counts",
+    [
+        (Multinomial(alpha=0.5), True),
+        (Bernoulli(alpha=0.3), True),
+        (BayesianMultinomial(beta=0.7), True),
+        (Gaussian(), False),
+        (BayesianGaussian(), False),
+    ],
+)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_stacked_log_odds_equal_each_models_ratio(model, counts, sparse):
+    X, Y, membership, n_labels, n_models = stacked_problem(10, counts)
+    prepared = model.prepare(sp.csr_matrix(X) if sparse else X)
+    stats_ = GroupStats.from_member_labels(
+        prepared, Y, membership, second_moments=model.second_moments
+    )
+    groups = slice(0, n_models * n_labels)
+    totals = n_models * n_labels + np.arange(n_models)
+    member = np.repeat(np.arange(n_models), n_labels)
+    stacked = model.stacked_log_odds(stats_, groups, totals, member, prepared)
+    if isinstance(model, BayesianGaussian):  # reads the totals and has no stacked estimate
+        assert stacked is None
+        return
+    for k in range(n_models):
+        alone = stats_.select_groups(slice(k * n_labels, (k + 1) * n_labels), total_group=totals[k])
+        a, b = model.estimate(alone), model.estimate(alone.complement())
+        expected = model._log_likelihood_ratio(a, b, prepared)
+        np.testing.assert_allclose(
+            stacked[:, k * n_labels : (k + 1) * n_labels], expected, rtol=1e-10, atol=1e-10
+        )
+    # the base class's path (estimates, then one ratio): the same numbers
+    generic = EventModel.stacked_log_odds(model, stats_, groups, totals, member, prepared)
+    np.testing.assert_allclose(generic, stacked, rtol=1e-10, atol=1e-10)
+
+
+def test_gaussian_ratio_with_different_shifts_is_the_difference():
+    rng = np.random.default_rng(11)
+    X = rng.normal(5.0, 2.0, size=(40, 4))
+    y = rng.integers(0, 3, 40)
+    model = Gaussian()
+    a = model.estimate(class_stats(X, y, 3))
+    b = dict(model.estimate(class_stats(X[::-1] * 1.5, y, 3)))
+    b["shift"] = b["shift"] + 1.0  # another centre: scored apart
+    np.testing.assert_allclose(
+        model._log_likelihood_ratio(a, b, X),
+        model._log_likelihood(a, X) - model._log_likelihood(b, X),
+        rtol=1e-10,
     )

@@ -186,3 +186,67 @@ def test_add_row_equals_update_and_keeps_derived_totals_current():
         online.add_row(x, np.flatnonzero(g), weight)
     assert_stats_equal(online, expected)
     np.testing.assert_allclose(online.group_sums(), expected.sums.sum(axis=1), rtol=1e-12)
+
+
+def member_labels_problem(seed, n=60, d=6, n_labels=4, n_members=3, sparse=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(2.0, 1.5, size=(n, d))
+    if sparse:
+        X = sp.csr_matrix(np.where(rng.random((n, d)) < 0.4, rng.poisson(2.0, (n, d)), 0.0))
+    Y = (rng.random((n, n_labels)) < 0.35).astype(int)
+    membership = (rng.random((n, n_members)) < 0.6) * rng.integers(1, 3, (n, n_members))
+    return X, Y, membership.astype(float), rng.uniform(0.2, 2.0, n)
+
+
+def explicit_member_groups(Y, membership):
+    """G[:, k*L + l] = M[:, k] Y[:, l], then G[:, K*L + k] = M[:, k] (the definition)."""
+    labels = [membership[:, [k]] * Y for k in range(membership.shape[1])]
+    return np.hstack([*labels, membership])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("second_moments", [False, True])
+@pytest.mark.parametrize("budget", [None, 8])
+def test_member_label_groups_equal_the_explicit_grouping(
+    sparse, second_moments, budget, monkeypatch
+):
+    import mlnb.stats
+
+    if budget is not None:  # blocks of one label at a time; the sparse G for dense X
+        monkeypatch.setattr(mlnb.stats, "_MEMBER_BUDGET", budget)
+    X, Y, membership, w = member_labels_problem(5, sparse=sparse)
+    G = explicit_member_groups(Y, membership)
+    expected = GroupStats.from_data(X, G, w, second_moments=second_moments)
+    for labels in (Y, sp.csr_matrix(Y)):
+        got = GroupStats.from_member_labels(X, labels, membership, w, second_moments=second_moments)
+        assert_stats_equal(got, expected, rtol=1e-10, atol=1e-10)
+
+
+def test_complement_within_is_each_members_complement():
+    X, Y, membership, w = member_labels_problem(6)
+    n_labels, n_members = Y.shape[1], membership.shape[1]
+    stats = GroupStats.from_member_labels(X, Y, membership, w)
+    groups = slice(n_labels, 3 * n_labels)  # the labels of members 1 and 2
+    totals = np.repeat(n_members * n_labels + np.array([1, 2]), n_labels)
+    rest = stats.complement_within(groups, totals)
+    for member in (1, 2):
+        own = slice(member * n_labels, (member + 1) * n_labels)
+        alone = stats.select_groups(own, total_group=n_members * n_labels + member)
+        part = slice((member - 1) * n_labels, member * n_labels)
+        expected = alone.complement()
+        np.testing.assert_allclose(rest.count[part], expected.count, rtol=1e-12)
+        np.testing.assert_allclose(rest.sums[part], expected.sums, rtol=1e-12)
+        np.testing.assert_allclose(rest.m2[part], expected.m2, rtol=1e-12, atol=1e-12)
+    # the same with the groups as indices
+    indices = stats.complement_within(np.arange(n_labels, 3 * n_labels), totals)
+    np.testing.assert_array_equal(indices.sums, rest.sums)
+
+
+def test_select_groups_without_copy_shares_a_slice():
+    X, G, w = random_problem(7, g=4)
+    stats = GroupStats.from_data(X, G, w)
+    view = stats.select_groups(slice(1, 3), copy=False)
+    copy = stats.select_groups(slice(1, 3))
+    assert np.shares_memory(view.sums, stats.sums) and not np.shares_memory(copy.sums, stats.sums)
+    assert_stats_equal(view, copy, rtol=0, atol=0)
+    assert view.n_groups == 2

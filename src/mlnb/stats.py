@@ -49,6 +49,8 @@ def _product_T(G, X) -> np.ndarray:
     one-hot classes: 15 ms against 26 ms for scikit-learn's dense ``Y.T @ X``); a dense G
     times sparse X is computed as ``(X.T @ G).T``, a CSC matrix times a dense block.
     """
+    if isinstance(G, _MemberLabels):
+        return G.product_T(X)
     if sp.issparse(G):
         return _as_dense(sp.csr_matrix(G.T) @ X)
     if sp.issparse(X):
@@ -64,6 +66,120 @@ def _as_grouping(G):
     if G.size and np.count_nonzero(G) <= _SPARSE_DENSITY * G.size:
         return sp.csr_matrix(G)
     return G
+
+
+# Size of the temporaries _MemberLabels builds at once: a dense grouping matrix up to
+# 2**22 entries (32 MiB) is formed as it is; stacked sparse rows hold 2**18 entries at most
+# (about 4 MiB with their indices; enron's 370,000 take two blocks, delicious' 4.6 M 18).
+_MEMBER_BUDGET = 1 << 22
+
+
+class _MemberLabels:
+    """The grouping matrix of an ensemble's members and labels, never formed for sparse X.
+
+    ``G[:, k * L + l] = M[:, k] * Y[:, l]`` (the rows of member k's sample, weights
+    ``M[:, k]``, that hold label l) for every member k and label l, then
+    ``G[:, K * L + k] = M[:, k]`` (all of member k's rows). For a sparse X, ``G.T @ X`` is
+    computed label by label: the rows holding label l (a column of Y in CSC) times their
+    weights in every member, ``X[rows].T @ M[rows]``, for blocks of labels at once (their
+    row blocks stacked, their columns shifted apart), and the members' totals as
+    ``X.T @ M``. On the benchmark sets that is a third to a quarter of the time of the
+    sparse product ``G.T @ X``, and the block being accumulated stays in cache. For a
+    dense X the dense G is formed when it is small (a BLAS product beats the sparse one
+    there), else the sparse G.
+    """
+
+    def __init__(self, membership, labels):
+        self.membership = np.asarray(membership, dtype=np.float64)
+        labels = sp.csr_matrix(labels, dtype=np.float64)
+        ones = sp.csr_matrix(np.ones((labels.shape[0], 1)))
+        self.labels = sp.hstack([labels, ones], format="csr")  # [Y, 1]
+        n_members, n_columns = self.membership.shape[1], self.labels.shape[1]
+        self.shape = (labels.shape[0], n_members * n_columns)
+
+    def _like(self, membership, labels):
+        new = object.__new__(_MemberLabels)
+        new.membership, new.labels = membership, labels
+        new.shape = (membership.shape[0], self.shape[1])
+        return new
+
+    def multiply(self, weights):
+        """Rows weighted by ``weights`` (n, 1): folded into the memberships."""
+        return self._like(self.membership * weights, self.labels)
+
+    def __getitem__(self, rows):
+        new = self._like(self.membership[rows], self.labels[rows])
+        if getattr(self, "_dense", None) is not None:
+            new._dense = self._dense[rows]
+        return new
+
+    def sum(self, axis=0):
+        """Column sums (the groups' weighted counts), shape (1, n_groups)."""
+        by_column = np.asarray(self.labels.T @ self.membership)  # ([Y, 1] column, member)
+        return np.concatenate([by_column[:-1].T.ravel(), by_column[-1]]).reshape(1, -1)
+
+    def tocsr(self):
+        """G as a CSR matrix."""
+        labels = self.labels[:, :-1]
+        blocks = [labels.multiply(self.membership[:, [k]]) for k in range(self.membership.shape[1])]
+        return sp.hstack([*blocks, sp.csr_matrix(self.membership)], format="csr")
+
+    def product_T(self, X):
+        """``G.T @ X`` as a dense array of shape (n_groups, n_features)."""
+        n_samples, n_groups = self.shape
+        n_members, n_columns = self.membership.shape[1], self.labels.shape[1]
+        n_labels = n_columns - 1
+        if not sp.issparse(X):
+            if n_samples * n_groups > _MEMBER_BUDGET:
+                return _product_T(self.tocsr(), X)
+            G = getattr(self, "_dense", None)  # kept: _batch multiplies it by X, then X**2
+            if G is None:
+                G = np.empty((n_samples, n_groups))
+                dense_labels = self.labels[:, :-1].toarray()
+                np.multiply(
+                    self.membership[:, :, None],
+                    dense_labels[:, None, :],
+                    out=G[:, : n_members * n_labels].reshape(n_samples, n_members, n_labels),
+                )
+                G[:, n_members * n_labels :] = self.membership
+                self._dense = G
+            return G.T @ X
+        X = sp.csr_matrix(X)
+        n_features = X.shape[1]
+        out = np.empty((n_groups, n_features))
+        by_label = out[: n_members * n_labels].reshape(n_members, n_labels, n_features)
+        by_member = out[n_members * n_labels :]
+        # the members' totals: X.T @ M, no gathering
+        by_member[...] = np.asarray(X.T @ self.membership).T
+        columns = self.labels[:, :-1].tocsc()
+        # entries[e]: the entries of X in the rows of the first e (label, row) pairs
+        entries = np.concatenate([[0], np.cumsum(np.diff(X.indptr)[columns.indices])])
+        start = 0
+        while start < n_labels:
+            # columns start .. stop - 1: their rows' entries within the budget (at least one)
+            lo = columns.indptr[start]
+            limit = entries[lo] + _MEMBER_BUDGET // 16
+            stop = int(np.searchsorted(entries[columns.indptr], limit, side="right")) - 1
+            stop = min(max(stop, start + 1), n_labels)
+            hi = columns.indptr[stop]
+            rows = columns.indices[lo:hi]
+            stacked = X[rows]  # the rows holding each column of the block, one after the other
+            # column j of the block moves to the features' columns j*d .. j*d + d - 1
+            first_entry = stacked.indptr[columns.indptr[start : stop + 1] - lo]
+            width = (stop - start) * n_features
+            index_dtype = stacked.indices.dtype if width < 2**31 else np.int64
+            shift = np.repeat(
+                np.arange(0, width, n_features, dtype=index_dtype), np.diff(first_entry)
+            )
+            shifted = sp.csr_matrix(
+                (stacked.data, stacked.indices + shift, stacked.indptr),
+                shape=(hi - lo, width),
+            )
+            weights = self.membership[rows] * columns.data[lo:hi, None]
+            block = (shifted.T @ weights).reshape(stop - start, n_features, n_members)
+            by_label[:, start:stop] = block.transpose(2, 0, 1)  # [member, label, feature]
+            start = stop
+        return out
 
 
 def _m2_from_raw(raw_squares, count, offset):
@@ -100,9 +216,10 @@ def _centred_squares(X, weighted_G, centre, row_centre):
     n_samples, n_features = X.shape
     squares = np.zeros((weighted_G.shape[1], n_features))
     step = _block_rows(n_features)
+    one_centre = centre.shape[0] == 1  # broadcast it rather than repeat it row by row
     for start in range(0, n_samples, step):
         stop = start + step
-        centred = X[start:stop] - centre[row_centre[start:stop]]
+        centred = X[start:stop] - (centre if one_centre else centre[row_centre[start:stop]])
         np.square(centred, out=centred)
         squares += _product_T(weighted_G[start:stop], centred)
     return squares
@@ -230,6 +347,23 @@ class GroupStats:
             X, G, sample_weight
         )
 
+    @classmethod
+    def from_member_labels(
+        cls, X, Y, membership, sample_weight=None, *, second_moments=True
+    ) -> GroupStats:
+        """``from_data`` with the groups of every member's labels and of its sample.
+
+        Group ``k * L + l`` holds the rows of member k (weights ``membership[:, k]``,
+        shape (n_samples, K)) with label l of ``Y`` (n_samples x L, 0/1), and group
+        ``K * L + k`` all the rows of member k: the statistics of an ensemble whose
+        members are fitted on samples of the rows, in one pass and without forming the
+        grouping matrix for sparse X (see :class:`_MemberLabels`).
+        """
+        groups = _MemberLabels(membership, Y)
+        return cls(groups.shape[1], X.shape[1], second_moments=second_moments)._batch(
+            X, groups, sample_weight
+        )
+
     def update(self, X, G, sample_weight=None) -> GroupStats:
         """Add the rows of ``X`` grouped by ``G`` (in place; returns self).
 
@@ -256,9 +390,12 @@ class GroupStats:
             raise ValueError(f"X has {X.shape[1]} features; expected {self.n_features}")
         weighted = sample_weight is not None
         w = np.asarray(sample_weight, float) if weighted else np.ones(n_samples)
-        groups = _as_grouping(G)
-        partition = _is_partition(groups)
-        if weighted:
+        member_labels = isinstance(G, _MemberLabels)
+        groups = G if member_labels else _as_grouping(G)
+        partition = False if member_labels else _is_partition(groups)
+        if weighted and member_labels:
+            groups = groups.multiply(w[:, None])
+        elif weighted:
             groups = (
                 sp.csr_matrix(groups.multiply(w[:, None]))
                 if sp.issparse(groups)
@@ -433,6 +570,36 @@ class GroupStats:
             rest.total_m2 = self.total_m2.copy()
         return rest
 
+    def complement_within(self, groups, totals) -> GroupStats:
+        """For each i, the rows of group ``totals[i]`` outside group ``groups[i]``.
+
+        :meth:`complement` with a total of its own per group: e.g. the negatives of the
+        labels of several members of an ensemble, each within its member's sample (an
+        extra group holding the sample). The result keeps this object's totals; the same
+        arithmetic as :meth:`complement`, element by element.
+        """
+        totals = np.arange(self.n_groups)[totals]
+        rest = GroupStats(0, 0, second_moments=self.second_moments)
+        rest.n_groups, rest.n_features = len(totals), self.n_features
+        total_count = self.count[totals]
+        rest.count = np.maximum(total_count - self.count[groups], 0.0)
+        rest.sums = self.sums[totals]
+        rest.sums -= self.sums[groups]  # a slice of groups: a view, no copy
+        rest.total_count, rest.total_sums = self.total_count, self.total_sums.copy()
+        if self.second_moments:
+            count = self.count[groups]
+            rest.m2 = _chan_remove(
+                total_count[:, None],
+                self.m2[totals],
+                count[:, None],
+                _safe_divide(self.sums[groups], count[:, None]),
+                self.m2[groups],
+                rest.count[:, None],
+                rest.mean,
+            )
+            rest.total_m2 = self.total_m2.copy()
+        return rest
+
     def select_features(self, columns) -> GroupStats:
         """The statistics of a subset of the features (a copy)."""
         columns = np.arange(self.n_features)[columns]
@@ -443,14 +610,18 @@ class GroupStats:
             new.m2, new.total_m2 = self.m2[:, columns], self.total_m2[columns]
         return new
 
-    def select_groups(self, groups, *, total_group=None) -> GroupStats:
+    def select_groups(self, groups, *, total_group=None, copy=True) -> GroupStats:
         """The statistics of a subset of the groups (a copy).
 
         With ``total_group``, that group's statistics become the totals: e.g. one member of
-        an ensemble whose rows are a sample, given as an extra group.
+        an ensemble whose rows are a sample, given as an extra group. With ``copy=False``
+        and a slice of groups, the result shares (views of) this object's arrays, as a
+        ``copy(deep=False)`` does.
         """
-        groups = np.arange(self.n_groups)[groups]
-        new = GroupStats(len(groups), self.n_features, second_moments=self.second_moments)
+        if not (isinstance(groups, slice) and not copy):
+            groups = np.arange(self.n_groups)[groups]
+        new = GroupStats(0, 0, second_moments=self.second_moments)
+        new.n_groups, new.n_features = len(self.count[groups]), self.n_features
         new.count, new.sums = self.count[groups], self.sums[groups]
         if total_group is None:
             new.total_count, new.total_sums = self.total_count, self.total_sums.copy()

@@ -10,7 +10,13 @@ from sklearn.multioutput import ClassifierChain as SklearnChain
 
 from mlnb import MixedNB
 from mlnb.multilabel import ClassifierChain
-from mlnb.multilabel._inference import beam_search, exact_search, joint_log_proba
+from mlnb.multilabel._inference import (
+    beam_search,
+    exact_search,
+    greedy_search,
+    greedy_search_stacked,
+    joint_log_proba,
+)
 
 
 def dependent_labels(seed, n=300, d=8, n_labels=6, counts=False):
@@ -163,3 +169,22 @@ def test_bad_arguments():
         ClassifierChain().fit(X, Y * 2)
     with pytest.raises(ValueError, match="2-D label-indicator"):
         ClassifierChain().fit(X, Y[:, 0])
+
+
+@pytest.mark.parametrize("block", [None, 1, 3, 64])
+def test_stacked_greedy_search_equals_each_chain_alone(block):
+    rng = np.random.default_rng(12)
+    n_chains, n, n_labels = 4, 30, 7
+    base = rng.normal(0, 2, size=(n, n_chains * n_labels))
+    weight = rng.normal(0, 2, size=(n_chains, n_labels, n_labels))
+    absent = rng.normal(0, 1, size=(n_chains, n_labels, n_labels))
+    orders = np.array([rng.permutation(n_labels) for _ in range(n_chains)])
+    labels, conditional = greedy_search_stacked(base, weight, absent, orders, block=block)
+    hard, none = greedy_search_stacked(base, weight, absent, orders, conditional=False)
+    assert none is None
+    for k in range(n_chains):
+        columns = slice(k * n_labels, (k + 1) * n_labels)
+        one = greedy_search(base[:, columns], weight[k], absent[k], orders[k])
+        np.testing.assert_array_equal(labels[k], one[0])
+        np.testing.assert_array_equal(hard[k], one[0])
+        np.testing.assert_allclose(conditional[k], one[1], rtol=1e-12, atol=1e-12)

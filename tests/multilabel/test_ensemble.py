@@ -73,3 +73,38 @@ def test_generic_base_and_bad_parameters():
     ]:
         with pytest.raises(ValueError, match=message):
             EnsembleClassifierChains(**bad).fit(X, Y)
+
+
+@pytest.mark.parametrize(
+    "events,inference,budget",
+    [
+        ("gaussian", "greedy", 1),  # one chain per stacked batch
+        ("multinomial", "beam", None),  # stacked scoring, one beam search per chain
+        ("bayesian_gaussian", "greedy", None),  # no stacked estimate: chain by chain
+        ("bernoulli", "greedy", None),
+    ],
+)
+def test_every_prediction_path_equals_the_members(events, inference, budget, monkeypatch):
+    import mlnb.multilabel.ensemble as ensemble_module
+
+    if budget is not None:
+        monkeypatch.setattr(ensemble_module, "_STACK_BUDGET", budget)
+    X, Y = dependent_labels(4, counts=events != "gaussian" and events != "bayesian_gaussian")
+    K, seed = 3, 5
+    ensemble = EnsembleClassifierChains(
+        n_chains=K, events=events, inference=inference, voting="soft", random_state=seed
+    ).fit(X, Y)
+    rng = check_random_state(seed)
+    orders = [rng.permutation(Y.shape[1]) for _ in range(K)]
+    membership = ensemble._sample_weights(len(X), rng, online=False)
+    members = [
+        ClassifierChain(events=events, inference=inference, order=order).fit(
+            X, Y, sample_weight=membership[:, k]
+        )
+        for k, order in enumerate(orders)
+    ]
+    expected = np.mean([m.predict_proba(X) for m in members], axis=0)
+    np.testing.assert_allclose(ensemble.predict_proba(X), expected, rtol=1e-9, atol=1e-12)
+    votes = np.mean([m.predict(X) for m in members], axis=0)
+    hard = ensemble.set_params(voting="hard").predict(X)
+    np.testing.assert_array_equal(hard, (votes > 0.5).astype(int))

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-__all__ = ["EventModel", "entrywise_sum"]
+__all__ = ["EventModel", "entrywise_sum", "transposed_difference"]
 
 # Largest number of float64 temporaries (about 32 MB) an entrywise sum builds at once.
 _BLOCK_BUDGET = 1 << 22
@@ -34,6 +34,8 @@ class EventModel(BaseEstimator):
     #: Hyper-parameters that change the statistics (through ``prepare``), not just the
     #: estimates: models that differ only in other hyper-parameters share statistics.
     _statistics_params = ()
+    #: Whether :meth:`estimate` reads ``stats.total_*`` (see :meth:`estimate_stacked`).
+    _estimate_reads_totals = True
 
     def statistics_key(self):
         """What the statistics depend on: models with equal keys can share statistics."""
@@ -47,6 +49,43 @@ class EventModel(BaseEstimator):
     def estimate(self, stats):
         """Parameters of the class-conditional distributions, from statistics."""
         raise NotImplementedError
+
+    def estimate_stacked(self, stats, totals, member):
+        """Parameters of several models' groups at once, or None if not supported.
+
+        ``stats`` holds the groups of several models (e.g. the members of an ensemble,
+        each fitted on its own sample): group g belongs to model ``member[g]``, whose
+        totals (what :meth:`estimate` reads from ``stats.total_*``) are group
+        ``member[g]`` of ``totals``. The result scores every group as ``estimate`` of its
+        model's own statistics would, so that one :meth:`_log_likelihood_ratio` call
+        serves all the models. Models whose estimate does not read the totals
+        (``_estimate_reads_totals = False``) estimate the stack as it is; the others
+        return None unless they override this method, and callers then estimate each
+        model on its own.
+        """
+        if self._estimate_reads_totals:
+            return None
+        return self.estimate(stats)
+
+    def stacked_log_odds(self, stats, groups, totals, member, X):
+        """``log p(x | group) - log p(x | its model's other rows)`` of several models at once.
+
+        ``stats`` holds the groups of several models and each model's total (e.g. an
+        ensemble's members, each on its own sample): ``groups`` (a slice or indices) are
+        the groups to score, ``totals`` the total group of each model and ``member`` the
+        model of each scored group. Returns an (n_samples x n_scored_groups) array, or
+        None when the model cannot stack its estimates (see :meth:`estimate_stacked`).
+        """
+        model_totals = stats.select_groups(totals)
+        positive = self.estimate_stacked(
+            stats.select_groups(groups, copy=False), model_totals, member
+        )
+        if positive is None:
+            return None
+        rest = stats.complement_within(groups, np.asarray(totals)[member])
+        negative = self.estimate_stacked(rest, model_totals, member)
+        del rest
+        return self._log_likelihood_ratio(positive, negative, X)
 
     def estimate_columns(self, stats, columns):
         """Parameters for the given feature columns only (``zero_features_silent`` models).
@@ -85,6 +124,18 @@ class EventModel(BaseEstimator):
     def complement_log_likelihood(self, stats, X):
         """``log p(x_i | not group)``, from total minus group statistics (binary relevance)."""
         return self.log_likelihood(stats.complement(), X)
+
+
+def transposed_difference(a, b):
+    """``(a - b).T`` as a C-contiguous array.
+
+    The right operand of ``X @ W`` that scipy's sparse products (and BLAS) take without a
+    copy; written in one strided pass, which is several times faster than transposing the
+    difference afterwards (delicious' 983 x 500 weights: 0.9 against 4.7 ms).
+    """
+    out = np.empty(a.shape[::-1], dtype=np.result_type(a, b))
+    np.subtract(a.T, b.T, out=out)
+    return out
 
 
 def _positive(value, name, *, floor=0.0):

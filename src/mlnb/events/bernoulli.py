@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import EventModel, _positive
+from ._base import EventModel, _positive, transposed_difference
 
 __all__ = ["Bernoulli", "BayesianBernoulli"]
 
@@ -23,6 +23,7 @@ class _BetaBernoulli(EventModel):
     """Shared Bernoulli computation; subclasses say which Beta(a, b) prior they mean."""
 
     _statistics_params = ("binarize",)
+    _estimate_reads_totals = False
 
     def _beta_prior(self):
         raise NotImplementedError
@@ -65,9 +66,9 @@ class _BetaBernoulli(EventModel):
         return np.asarray(X @ params["log_odds"].T) + params["log_absent_sum"][None, :]
 
     def _log_likelihood_ratio(self, params_a, params_b, X):
-        odds = params_a["log_odds"] - params_b["log_odds"]
+        odds = transposed_difference(params_a["log_odds"], params_b["log_odds"])
         absent = params_a["log_absent_sum"] - params_b["log_absent_sum"]
-        return np.asarray(X @ odds.T) + absent[None, :]
+        return np.asarray(X @ odds) + absent[None, :]
 
 
 class Bernoulli(_BetaBernoulli):

@@ -41,10 +41,27 @@ class Gaussian(EventModel):
         epsilon = float(_positive(self.var_smoothing, "var_smoothing"))
         largest_var = stats.total_var.max() if stats.n_features else 0.0
         floor = epsilon * largest_var if largest_var > 0 else epsilon
+        return self._parameters(stats, floor, stats.total_mean)
+
+    def estimate_stacked(self, stats, totals, member):
+        """Each group's variance floor from its own model's totals; one shift for all.
+
+        The shift (the centre of the expanded squares, see :func:`_dense_quadratic`) only
+        conditions the arithmetic: the stack uses the mean over all the models' rows.
+        """
+        epsilon = float(_positive(self.var_smoothing, "var_smoothing"))
+        largest_var = totals.var.max(axis=1) if stats.n_features else np.zeros(totals.n_groups)
+        floor = np.where(largest_var > 0, epsilon * largest_var, epsilon)[member]
+        count = totals.count.sum()
+        shift = totals.sums.sum(axis=0) / count if count > 0 else np.zeros(stats.n_features)
+        return self._parameters(stats, floor[:, None], shift)
+
+    @staticmethod
+    def _parameters(stats, floor, shift):
         var = stats.var + floor
         if np.any(var <= 0):
             raise ValueError("var_smoothing must be > 0 when a class has a constant feature")
-        return {"mean": stats.mean, "var": var, "shift": stats.total_mean}
+        return {"mean": stats.mean, "var": var, "shift": shift}
 
     def _log_likelihood(self, params, X):
         mean, precision = params["mean"], 1.0 / params["var"]
@@ -60,40 +77,95 @@ class Gaussian(EventModel):
             )
         return log_norm[None, :] + _dense_quadratic(X, mean, precision, params["shift"])
 
+    def _log_likelihood_ratio(self, params_a, params_b, X):
+        """Both sides in one pass: one set of products with the difference of the weights.
+
+        The normalising constants' ``log(2 pi)`` cancel; with different shifts (not the
+        case for a model's groups and their complements) the sides are scored apart.
+        """
+        shift = params_a["shift"]
+        if not (params_b["shift"] is shift or np.array_equal(params_b["shift"], shift)):
+            return super()._log_likelihood_ratio(params_a, params_b, X)
+        mean = np.concatenate([params_a["mean"], params_b["mean"]])
+        var = np.concatenate([params_a["var"], params_b["var"]])
+        precision = 1.0 / var
+        n_groups = params_a["mean"].shape[0]
+        log_var = np.log(var).sum(axis=1)
+        log_norm = -0.5 * (log_var[:n_groups] - log_var[n_groups:])
+        if sp.issparse(X):
+            weighted = mean * precision
+            constant = log_norm - 0.5 * _difference((mean**2 * precision).sum(axis=1), n_groups)
+            squares = X.multiply(X)
+            return (
+                constant[None, :]
+                - 0.5 * np.asarray(squares @ _difference(precision, n_groups).T)
+                + np.asarray(X @ _difference(weighted, n_groups).T)
+            )
+        quadratic = _dense_quadratic(X, mean, precision, shift, difference=True)
+        quadratic += log_norm[None, :]
+        return quadratic
+
 
 # Rounding error of the expanded square is about 1e-16 * (mean - shift)**2 * precision; pairs
 # where that factor exceeds this bound are computed exactly instead.
 _STIFF = 1e4
+# Floats of the per-block temporaries of _dense_quadratic (2**17: 1 MiB).
+_ROW_BUDGET = 1 << 17
 
 
-def _dense_quadratic(X, mean, precision, shift, *, block_budget=1 << 22):
+def _difference(stacked, n_groups):
+    """``a - b`` of an array stacking a's groups over b's."""
+    return stacked[:n_groups] - stacked[n_groups:]
+
+
+def _dense_quadratic(X, mean, precision, shift, *, difference=False, block_budget=1 << 22):
     """``-0.5 * sum_v (x_v - mean_cv)**2 * precision_cv`` for dense X, shape (n, g).
 
     Matrix products on the square expanded about the overall mean ``shift``. That expansion
     cancels badly where a class has a tiny variance and a mean far from ``shift`` (a feature
     constant within the class): those few "stiff" (class, feature) pairs are summed exactly.
+
+    With ``difference``, the 2h classes are two sets of h and the result is
+    ``q[:, :h] - q[:, h:]``, shape (n, h), computed with one product per term instead of
+    two (the log-likelihood ratio of two sets of parameters).
     """
-    centred = X - shift
     centred_mean = mean - shift
     stiff = centred_mean**2 * precision > _STIFF
     soft = np.where(stiff, 0.0, precision)
-    quadratic = (
-        (centred**2) @ soft.T
-        - 2.0 * centred @ (centred_mean * soft).T
-        + (centred_mean**2 * soft).sum(axis=1)[None, :]
-    )
+    square_weight, linear_weight = soft, centred_mean * soft
+    constant = (centred_mean**2 * soft).sum(axis=1)
+    n_out = mean.shape[0]
+    if difference:
+        n_out = n_out // 2
+        square_weight = _difference(square_weight, n_out)
+        linear_weight = _difference(linear_weight, n_out)
+        constant = _difference(constant, n_out)
+    del centred_mean, soft  # parameter-sized: as large as the result on small data sets
+    # Blocks of rows keep the temporaries (centred rows, linear term) small.
+    quadratic = np.empty((X.shape[0], n_out))
+    rows = max(_ROW_BUDGET // (X.shape[1] + n_out), 1)
+    for start in range(0, X.shape[0], rows):
+        centred = X[start : start + rows] - shift
+        linear = centred @ linear_weight.T
+        linear *= 2.0
+        part = quadratic[start : start + rows]
+        np.matmul(np.square(centred, out=centred), square_weight.T, out=part)
+        part -= linear
+    quadratic += constant[None, :]
     classes, features = np.nonzero(stiff)
     if len(classes):
+        values = np.where(classes < n_out, 1.0, -1.0)
         to_class = sp.csr_matrix(
-            (np.ones(len(classes)), (np.arange(len(classes)), classes)),
-            shape=(len(classes), mean.shape[0]),
+            (values, (np.arange(len(classes)), classes % n_out)),
+            shape=(len(classes), n_out),
         )
         rows = max(block_budget // len(classes), 1)
         for start in range(0, X.shape[0], rows):
             block = X[start : start + rows, features] - mean[classes, features]
             exact = block**2 * precision[classes, features]
             quadratic[start : start + rows] += np.asarray((to_class.T @ exact.T).T)
-    return -0.5 * quadratic
+    quadratic *= -0.5
+    return quadratic
 
 
 def _student_t_term(x, mean, scale, b_post, exponent):

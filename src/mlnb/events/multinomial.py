@@ -10,18 +10,21 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from ._base import EventModel, _positive, entrywise_sum
+from ._base import EventModel, _positive, entrywise_sum, transposed_difference
 
 __all__ = ["Multinomial", "BayesianMultinomial"]
 
 # alpha = 0 would give log(0) for unseen words: floor it as scikit-learn does without force_alpha.
 _MIN_SMOOTHING = 1e-10
+# Floats of the temporaries of Multinomial.stacked_log_odds (2**16: 512 KiB).
+_RATIO_BLOCK = 1 << 16
 
 
 class _CountModel(EventModel):
     """Shared input check: counts (or any non-negative values)."""
 
     zero_features_silent = True
+    _estimate_reads_totals = False
 
     def prepare(self, X, *, caller="this model"):
         values = X.data if sp.issparse(X) else X
@@ -55,13 +58,51 @@ class Multinomial(_CountModel):
     def estimate_columns(self, stats, columns):
         alpha = _positive(self.alpha, "alpha", floor=_MIN_SMOOTHING)
         class_total = stats.group_sums()[:, None] + stats.n_features * alpha
-        return {"log_phi": np.log(stats.sums[:, columns] + alpha) - np.log(class_total)}
+        log_phi = stats.sums[:, columns] + alpha
+        np.log(log_phi, out=log_phi)  # in place: one (groups x features) array, not three
+        log_phi -= np.log(class_total)
+        return {"log_phi": log_phi}
 
     def _log_likelihood(self, params, X):
         return np.asarray(X @ params["log_phi"].T)
 
+    def stacked_log_odds(self, stats, groups, totals, member, X):
+        """One pass from the statistics to the weights of the product, for several models.
+
+        ``log phi+ - log phi-`` is computed as one logarithm of a ratio, written straight
+        into the transposed layout that the product with X takes without a copy: one
+        logarithm instead of two per weight, and no complement statistics, parameter or
+        difference arrays. Equal to the generic path up to rounding (about 1e-15).
+        """
+        totals = np.asarray(totals)
+        n_models = len(totals)
+        positive = stats.select_groups(groups, copy=False)
+        n_groups, n_features = positive.n_groups, positive.n_features
+        per_model = n_groups // max(n_models, 1)
+        blocks = np.repeat(np.arange(n_models), per_model)
+        if n_groups != per_model * n_models or not np.array_equal(member, blocks):
+            return super().stacked_log_odds(stats, groups, totals, member, X)
+        alpha = float(_positive(self.alpha, "alpha", floor=_MIN_SMOOTHING))
+        sums = positive.sums.reshape(n_models, per_model, n_features)
+        model_sums = stats.sums[totals][:, None, :]
+        # weights.T[v, g] = log((n_gv + alpha) / (N_mv - n_gv + alpha)) - log(totals ratio)
+        weights = np.empty((n_features, n_groups))
+        by_model = weights.reshape(n_features, n_models, per_model).transpose(1, 2, 0)
+        np.subtract(model_sums, sums, out=by_model)
+        weights += alpha
+        rows = max(_RATIO_BLOCK // max(n_groups, 1), 1)  # features at a time: small temporaries
+        for start in range(0, n_features, rows):
+            block = weights[start : start + rows]
+            np.divide(positive.sums[:, start : start + rows].T + alpha, block, out=block)
+        np.log(weights, out=weights)
+        own = positive.group_sums()
+        rest = stats.group_sums()[totals][member] - own
+        smoothing = n_features * alpha
+        weights -= (np.log(own + smoothing) - np.log(rest + smoothing))[None, :]
+        return np.asarray(X @ weights)
+
     def _log_likelihood_ratio(self, params_a, params_b, X):
-        return np.asarray(X @ (params_a["log_phi"] - params_b["log_phi"]).T)
+        return np.asarray(X @ transposed_difference(params_a["log_phi"], params_b["log_phi"]))
 
 
 def _dirichlet_multinomial_term(x, smoothed_count):

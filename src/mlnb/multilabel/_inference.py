@@ -28,7 +28,11 @@ __all__ = [
     "dynamic_greedy_search",
     "exact_search",
     "greedy_search",
+    "greedy_search_stacked",
     "joint_log_proba",
+    "stacked_block",
+    "stacked_layout",
+    "stacked_search",
 ]
 
 MAX_EXACT_LABELS = 20
@@ -176,6 +180,107 @@ def greedy_search(base, weight, absent, order, *, block=64, layout=None, conditi
     conditional_by_label = np.empty((n_samples, n_labels))
     conditional_by_label[:, order] = log_odds
     return labels, conditional_by_label
+
+
+def greedy_search_stacked(base, weight, absent, orders, *, block=None, conditional=True):
+    """Several greedy chains at once, each with its own terms and order (an ensemble).
+
+    Parameters
+    ----------
+    base : ndarray of shape (n_samples, n_chains * n_labels)
+        Every chain's log-odds from the features and the prior, chain after chain.
+    weight, absent : ndarray of shape (n_chains, n_labels, n_labels)
+        Each chain's pairwise terms, as in :func:`beam_search`.
+    orders : ndarray of shape (n_chains, n_labels)
+    block : int or None, default=None
+        Labels per block (speed only); None: :func:`stacked_block`.
+    conditional : bool, default=True
+        Whether to return the conditional log-odds (else None).
+
+    Returns
+    -------
+    labels : ndarray of shape (n_chains, n_samples, n_labels), int8 0/1
+    conditional_log_odds : ndarray of shape (n_chains, n_samples, n_labels) or None
+
+    Notes
+    -----
+    The same arithmetic as :func:`greedy_search` chain by chain, but each step of the loop
+    over labels advances every chain (batched matrix products), so the Python-level work
+    does not grow with the number of chains. The chains' columns are laid out position
+    by position (chain, position, sample), which keeps every step's reads and writes
+    contiguous.
+    """
+    layout = stacked_layout(base, weight, absent, orders)
+    return stacked_search(*layout, block=block, conditional=conditional)
+
+
+def stacked_layout(base, weight, absent, orders):
+    """The inputs of :func:`stacked_search`, from those of :func:`greedy_search_stacked`.
+
+    Returns ``(folded, weight_in_order, orders)``: the base log-odds plus the earlier labels'
+    "absent" terms in (chain, position, sample) layout, and the weights with rows and
+    columns in each chain's order. A caller that drops its ``base`` before the search
+    holds one such array less.
+    """
+    orders = np.asarray(orders)
+    n_chains, n_labels = orders.shape
+    n_samples = base.shape[0]
+    chains = np.arange(n_chains)[:, None, None]
+    rows, columns = orders[:, :, None], orders[:, None, :]
+    weight_in_order = weight[chains, rows, columns]
+    absent_offset = np.tril(absent[chains, rows, columns], -1).sum(axis=2)
+    folded = np.empty((n_chains, n_labels, n_samples))
+    # A chain at a time (small temporaries); for many labels also in tiles of rows, which
+    # keeps the transposition in cache (delicious, 3185 x 983: 8 ms instead of 24 ms).
+    tile = n_samples if n_labels < 256 else 256
+    for k in range(n_chains):
+        columns = k * n_labels + orders[k]
+        for start in range(0, n_samples, tile):
+            rows = slice(start, start + tile)
+            np.add(base[rows, columns].T, absent_offset[k, :, None], out=folded[k][:, rows])
+    return folded, weight_in_order, orders
+
+
+def stacked_block(n_labels):
+    """Labels per block of :func:`stacked_search`: 16, up to 128 for many labels.
+
+    Measured on the benchmark sets (one BLAS thread): 16 to 32 are best for tens to a
+    couple of hundred labels, larger blocks for delicious' 983 (its block products
+    dominate and grow more efficient).
+    """
+    return max(16, min(128, n_labels // 8))
+
+
+def stacked_search(folded, weight_in_order, orders, *, block=None, conditional=True):
+    """The loop of :func:`greedy_search_stacked` on :func:`stacked_layout`'s arrays.
+
+    ``folded`` is overwritten with the conditional log-odds (in chain order).
+    """
+    n_chains, n_labels, n_samples = folded.shape
+    block = stacked_block(n_labels) if block is None else int(block)
+    chains = np.arange(n_chains)[:, None, None]
+    decided = np.zeros((n_chains, n_labels, n_samples))
+    for start in range(0, n_labels, block):
+        stop = min(start + block, n_labels)
+        scores = folded[:, start:stop]
+        if start:  # (not in place: measured slower)
+            scores = scores + weight_in_order[:, start:stop, :start] @ decided[:, :start]
+        for position in range(start, stop):
+            step = scores[:, position - start]
+            if position > start:
+                within = weight_in_order[:, position, None, start:position]
+                step = step + (within @ decided[:, start:position])[:, 0]
+            np.greater(step, 0.0, out=decided[:, position])
+            if conditional and position > 0:
+                folded[:, position] = step
+    log_odds = folded
+    labels = np.empty(decided.shape, dtype=np.int8)
+    labels[chains[:, :, 0], orders] = decided
+    if not conditional:
+        return labels.transpose(0, 2, 1), None
+    by_label = np.empty_like(log_odds)
+    by_label[chains[:, :, 0], orders] = log_odds
+    return labels.transpose(0, 2, 1), by_label.transpose(0, 2, 1)
 
 
 def chain_search(

@@ -2,9 +2,12 @@
 
 K chains with random orders, each trained on a sample of the rows; the answer is the mean
 of the chains' 0/1 responses thresholded at 0.5 (seed 003, eq. 22). With Naive Bayes, the
-K sets of statistics come from one weighted pass: the grouping matrix stacks, for every
-chain, the label columns restricted to its sample plus one column for the sample itself
-(its totals), so ``G.T @ X`` computes all of them at once.
+K sets of statistics come from one weighted pass: the grouping matrix stacks every chain's
+label columns restricted to its sample, then one column per chain for the sample itself
+(its totals), so ``G.T @ X`` computes all of them at once
+(:meth:`~mlnb.stats.GroupStats.from_member_labels`). At prediction, the chains' models are
+derived from these statistics and scored together: one stacked product for the features of
+all the chains' labels and one greedy search that advances every chain at each step.
 """
 
 from __future__ import annotations
@@ -18,14 +21,20 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._state import atomic, check_mergeable
+from ..events import Bernoulli
 from ..stats import GroupStats
 from ._base import MultiLabelNB
-from ._inference import chain_search
+from ._inference import chain_search, stacked_layout, stacked_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._labels import binary_classes, check_label_matrix
 from .chain import ClassifierChain
 
 __all__ = ["EnsembleClassifierChains"]
+
+# Floats of stacked arrays (base log-odds, feature parameters) for the chains scored
+# together at prediction: 2**22 (32 MiB) takes all ten chains of enron and yeast at once,
+# three of bibtex and one of delicious (a chain there is 3.6 M floats).
+_STACK_BUDGET = 1 << 22
 
 
 class EnsembleClassifierChains(MultiLabelNB):
@@ -143,16 +152,13 @@ class EnsembleClassifierChains(MultiLabelNB):
         orders = [rng.permutation(n_labels) for _ in range(K)] if first_call else self.orders_
         sampler = _batch_generator(rng, X) if online else rng
         membership = self._sample_weights(X.shape[0], sampler, online=online)
-        # Groups of chain k: its labels (columns k*(L+1) .. k*(L+1)+L-1), then its sample.
-        blocks = []
-        for k in range(K):
-            member = membership[:, [k]]
-            blocks += [Y.multiply(member), sp.csr_matrix(member)]
-        G = sp.hstack(blocks, format="csr")
+        # Groups: chain k's labels are k*L .. k*L+L-1; its sample (all its rows) is K*L+k.
         events = self._event_model()
         prepared = events.prepare(X, caller=type(self).__name__)
-        features = GroupStats.from_data(prepared, G, weight, second_moments=events.second_moments)
-        labels = GroupStats.from_data(Y, G, weight, second_moments=False)
+        features = GroupStats.from_member_labels(
+            prepared, Y, membership, weight, second_moments=events.second_moments
+        )
+        labels = GroupStats.from_member_labels(Y, Y, membership, weight, second_moments=False)
         if not first_call:
             features = self.feature_stats_.copy().merge(features)
             labels = self.label_stats_.copy().merge(labels)
@@ -167,19 +173,24 @@ class EnsembleClassifierChains(MultiLabelNB):
         self.label_stats_ = labels
         self.n_labels_ = n_labels
         self.classes_ = binary_classes(n_labels)
-        self._chain_model(0)  # checks the hyper-parameters now, not at prediction
+        self._chain_model(0, n_labels=1)  # checks the hyper-parameters now, not at prediction
 
-    def _chain_model(self, k):
+    def _n_members(self):
+        """The number of chains whose statistics are fitted: L + 1 groups each."""
+        return self.feature_stats_.n_groups // (self.n_labels_ + 1)
+
+    def _chain_model(self, k, n_labels=None):
         """Chain k's feature parameters, prior log-odds and label-pair terms.
 
         Derived from the shared statistics when needed rather than stored: K chains' L x L
         pair terms and feature parameters would be most of the model's memory (delicious:
         222 MiB against 116 MiB of statistics), and deriving them costs a few
-        milliseconds per chain.
+        milliseconds per chain. ``n_labels``: of the first labels only (a quick check of
+        the hyper-parameters at fit time).
         """
-        n_labels = self.n_labels_
-        groups = slice(k * (n_labels + 1), k * (n_labels + 1) + n_labels)
-        total = k * (n_labels + 1) + n_labels
+        total = self._n_members() * self.n_labels_ + k
+        start = k * self.n_labels_
+        groups = slice(start, start + (self.n_labels_ if n_labels is None else n_labels))
         member = self.feature_stats_.select_groups(groups, total_group=total)
         pairs = self.label_stats_.select_groups(groups, total_group=total)
         return (
@@ -216,35 +227,106 @@ class EnsembleClassifierChains(MultiLabelNB):
         return self
 
     # ---- prediction ---------------------------------------------------------------------
+    def _chain_groups(self, chains):
+        """Groups of consecutive chains' labels (a slice), of each one's sample, and the
+        chain (0 .. len(chains) - 1) of every label group."""
+        n_labels, first = self.n_labels_, int(chains[0])
+        labels = slice(first * n_labels, (first + len(chains)) * n_labels)
+        samples = self._n_members() * n_labels + np.asarray(chains)
+        return labels, samples, np.repeat(np.arange(len(chains)), n_labels)
+
+    def _stacked_models(self, chains, prepared):
+        """The chains' models stacked, what :meth:`_chain_model` gives for several at once,
+        with their feature log-odds of ``prepared``.
+
+        Returns ``(base, prior, weight, absent)``: the feature log-odds of all the chains'
+        labels for ``prepared`` (n_samples x n_chains * n_labels, one stacked scoring),
+        the prior log-odds (n_chains * n_labels,) and the pair terms (n_chains, n_labels,
+        n_labels); or None when the event model cannot stack its estimates (then chain by
+        chain).
+        """
+        groups, samples, member = self._chain_groups(chains)
+        within = samples[member]
+        features = self.feature_stats_
+        base = self.events_.stacked_log_odds(features, groups, samples, member, prepared)
+        if base is None:
+            return None
+        prior = log_prior_odds(features.count[groups], features.count[within], self.prior_alpha)
+        # label_log_odds of every chain's pair statistics, in one pass
+        pairs, model = self.label_stats_, Bernoulli(alpha=self.label_alpha, binarize=None)
+        present = model.estimate(pairs.select_groups(groups, copy=False))
+        other = model.estimate(pairs.complement_within(groups, within))
+        shape = (len(samples), self.n_labels_, self.n_labels_)
+        weight = (present["log_odds"] - other["log_odds"]).reshape(shape)
+        absent = (present["log_absent"] - other["log_absent"]).reshape(shape)
+        diagonal = np.arange(self.n_labels_)
+        weight[:, diagonal, diagonal] = 0.0
+        absent[:, diagonal, diagonal] = 0.0
+        return base, prior, weight, absent
+
+    def _chain_batches(self, n_samples):
+        """Chains scored together: as many as keep the stacked arrays near _STACK_BUDGET."""
+        n_chains = len(self.orders_)
+        per_chain = self.n_labels_ * (n_samples + 3 * self.n_features_in_)
+        size = max(1, min(n_chains, _STACK_BUDGET // max(per_chain, 1)))
+        return [np.arange(k, min(k + size, n_chains)) for k in range(0, n_chains, size)]
+
     def _chain_outputs(self, X):
-        """Each chain's 0/1 labels and (soft voting) its conditional probabilities."""
+        """Batches of chains' 0/1 labels and (soft voting) conditional probabilities.
+
+        Yields arrays of shape (chains in the batch, n_samples, n_labels): on the Naive
+        Bayes path, a batch of chains shares one scoring of the features (stacked
+        parameters) and one greedy search (:func:`greedy_search_stacked`).
+        """
         soft = self.voting == "soft"
         if self.base_estimator is not None:
             check_is_fitted(self, "estimators_")
             for chain in self.estimators_:
-                yield chain.predict(X), chain.predict_proba(X) if soft else None
+                yield chain.predict(X)[None], chain.predict_proba(X)[None] if soft else None
             return
         prepared = self._prepared(X)
-        for k, order in enumerate(self.orders_):
-            params, prior, (weight, absent) = self._chain_model(k)
-            base = feature_log_odds(self.events_, None, prepared, params=params) + prior
-            labels, log_odds = chain_search(
-                base,
-                weight,
-                absent,
-                order,
-                self.inference,
-                beam_width=self.beam_width,
-                conditional=soft,
-            )
-            yield labels, expit(log_odds) if soft else None
+        n_labels = self.n_labels_
+        for batch in self._chain_batches(prepared.shape[0]):
+            stacked = self._stacked_models(batch, prepared)
+            if stacked is None:
+                for k in batch:
+                    params, prior, (weight, absent) = self._chain_model(k)
+                    base = feature_log_odds(self.events_, None, prepared, params=params) + prior
+                    yield self._search(base, weight, absent, self.orders_[k], soft)
+                continue
+            base, prior, weight, absent = stacked
+            del stacked
+            base += prior
+            if self.inference == "greedy":
+                orders = np.asarray([self.orders_[k] for k in batch])
+                layout = stacked_layout(base, weight, absent, orders)
+                del base  # the layout holds the search's copy
+                labels, log_odds = stacked_search(*layout, conditional=soft)
+                yield labels, expit(log_odds) if soft else None
+                continue
+            for i, k in enumerate(batch):
+                chain_base = base[:, i * n_labels : (i + 1) * n_labels]
+                yield self._search(chain_base, weight[i], absent[i], self.orders_[k], soft)
+
+    def _search(self, base, weight, absent, order, soft):
+        """One chain's labels and (soft) probabilities, each of shape (1, n, L)."""
+        labels, log_odds = chain_search(
+            base,
+            weight,
+            absent,
+            order,
+            self.inference,
+            beam_width=self.beam_width,
+            conditional=soft,
+        )
+        return labels[None], expit(log_odds)[None] if soft else None
 
     def predict_proba(self, X):
         """Mean over chains of the 0/1 responses ("hard") or probabilities ("soft")."""
         total = None
         for labels, proba in self._chain_outputs(X):
-            response = proba if self.voting == "soft" else labels
-            total = response.astype(np.float64) if total is None else total + response
+            response = (proba if self.voting == "soft" else labels).sum(axis=0, dtype=np.float64)
+            total = response if total is None else total + response
         return total / int(self.n_chains)
 
     def predict(self, X):
