@@ -809,8 +809,8 @@ def report(folds_csv, out, *, n_folds, data_dir):
     return path
 
 
-def log_run(out, argv):
-    """Append the time, the command and a hash of mlnb's sources to the runs log."""
+def log_run(out, argv, *, script="dynamic_chains_paper.py", prefix=PREFIX):
+    """Append the time, the command and a hash of mlnb's sources to ``<prefix>_runs.log``."""
     import hashlib
 
     import mlnb
@@ -819,13 +819,14 @@ def log_run(out, argv):
     for source in sorted(Path(mlnb.__file__).parent.rglob("*.py")):
         digest.update(source.read_bytes())
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    command = " ".join(["python experiments/dynamic_chains_paper.py", *argv])
-    with (out / f"{PREFIX}_runs.log").open("a") as handle:
+    command = " ".join([f"python experiments/{script}", *argv])
+    with (out / f"{prefix}_runs.log").open("a") as handle:
         handle.write(f"{stamp}  mlnb sources sha256 {digest.hexdigest()[:12]}  {command}\n")
 
 
 # ---- command line -------------------------------------------------------------------------
 def _names(value, known, parser, what):
+    """Comma-separated names checked against ``known`` (None when empty)."""
     if not value:
         return None
     names = [v.strip() for v in value.split(",") if v.strip()]

@@ -53,7 +53,6 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import csv  # noqa: E402
-import hashlib  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -72,7 +71,6 @@ from sklearn.svm import SVC  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 from sklearn.utils import check_random_state  # noqa: E402
 
-import mlnb  # noqa: E402
 from mlnb import BinaryRelevance, DynamicChainEnsemble, EnsembleClassifierChains  # noqa: E402
 from mlnb.evaluation import compare  # noqa: E402
 from mlnb.metrics import METRIC_SETS, METRICS  # noqa: E402
@@ -369,17 +367,6 @@ def run(datasets, methods, folds_csv, *, n_folds, data_dir, deadline, log):
                         f"  {name:14s} {method:7s} {len(times)} folds, {np.mean(times):7.2f} s per fold"
                     )
     return failures
-
-
-def log_run(out, argv):
-    """Append the time, the command and a hash of mlnb's sources to the runs log."""
-    digest = hashlib.sha256()
-    for source in sorted(Path(mlnb.__file__).parent.rglob("*.py")):
-        digest.update(source.read_bytes())
-    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    command = " ".join(["python experiments/dynamic_chains_table2.py", *argv])
-    with (out / f"{PREFIX}_runs.log").open("a") as handle:
-        handle.write(f"{stamp}  mlnb sources sha256 {digest.hexdigest()[:12]}  {command}\n")
 
 
 # ---- the paper's numbers ------------------------------------------------------------------
@@ -992,16 +979,6 @@ def report(folds_csv, out, *, data_dir):
 
 
 # ---- command line -------------------------------------------------------------------------
-def _names(value, known, parser, what):
-    if not value:
-        return None
-    names = [v.strip() for v in value.split(",") if v.strip()]
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        parser.error(f"unknown {what} {unknown}; known: {list(known)}")
-    return names
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument(
@@ -1018,9 +995,9 @@ def main(argv=None):
     parser.add_argument("--data-dir", help="data directory (default: mlnb's search)")
     parser.add_argument("--report-only", action="store_true", help="only rebuild the report")
     args = parser.parse_args(argv)
-    datasets = _names(args.datasets, DATASETS, parser, "data sets")
-    bases = _names(args.bases, BASES, parser, "bases") or BASES
-    methods = _names(args.methods, METHODS, parser, "methods") or METHODS
+    datasets = dcp._names(args.datasets, DATASETS, parser, "data sets")
+    bases = dcp._names(args.bases, BASES, parser, "bases") or BASES
+    methods = dcp._names(args.methods, METHODS, parser, "methods") or METHODS
     methods = [m for m in methods if m.split("-", 1)[1] in bases]
     if args.quick:
         datasets = datasets or QUICK_DATASETS
@@ -1035,7 +1012,12 @@ def main(argv=None):
     folds_csv = out / f"{PREFIX}_folds.csv"
     failures = []
     if not args.report_only:
-        log_run(out, sys.argv[1:] if argv is None else argv)
+        dcp.log_run(
+            out,
+            sys.argv[1:] if argv is None else argv,
+            script="dynamic_chains_table2.py",
+            prefix=PREFIX,
+        )
         deadline = None if args.budget_minutes is None else time.time() + 60 * args.budget_minutes
         failures = run(
             datasets,
