@@ -241,6 +241,78 @@ def test_relational_bags_are_aggregated_mean_and_max(write):
     assert ds.dropped == ("id",)
 
 
+BAGS = (
+    "@relation mi\n@attribute id {1,2}\n@attribute bag relational\n"
+    "  @attribute f1 numeric\n  @attribute f2 numeric\n@end bag\n"
+    "@attribute y {0,1}\n@data\n"
+)  # data lines start at line 9
+TWO_BAGS = BAGS + '1,"1,2\\n3,4",1\n2,"5,6\\n-7,8.5",0\n'
+
+
+def test_relational_bags_concatenated_in_file_order(write):
+    ds = load_arff(write("mi.arff", TWO_BAGS), labels=["y"], bags="concatenate")
+    assert ds.feature_names == ["id", "bag_0_f1", "bag_0_f2", "bag_1_f1", "bag_1_f2"]
+    np.testing.assert_array_equal(ds.X, [[0, 1, 2, 3, 4], [1, 5, 6, -7, 8.5]])
+    np.testing.assert_array_equal(ds.Y, [[1], [0]])
+
+
+def test_relational_bags_mean_max_is_the_default(write):
+    path = write("mi.arff", TWO_BAGS)
+    ds = load_arff(path, labels=["y"], bags="mean_max")
+    assert ds.feature_names == ["id", "bag_mean_f1", "bag_mean_f2", "bag_max_f1", "bag_max_f2"]
+    np.testing.assert_array_equal(ds.X, [[0, 2, 3, 3, 4], [1, -1, 7.25, 5, 8.5]])
+    default = load_arff(path, labels=["y"])
+    assert default.feature_names == ds.feature_names
+    np.testing.assert_array_equal(default.X, ds.X)
+
+
+def test_relational_bags_of_unequal_size_cannot_be_concatenated(write):
+    path = write("mi.arff", BAGS + '1,"1,2\\n3,4",1\n2,"5,6",0\n')
+    with pytest.raises(ArffError) as err:
+        load_arff(path, labels=["y"], bags="concatenate")
+    assert str(err.value).startswith(f"{path}, line 10: relational 'bag': ")
+    assert "bag of size 1, expected 2" in err.value.problem
+    assert "bags='mean_max'" in err.value.problem
+    with pytest.raises(ArffError, match="line 10: relational 'bag': bag of size 1, expected 2"):
+        list(iter_arff(path, labels=["y"], bags="concatenate", chunk_size=1))
+    assert load_arff(path, labels=["y"]).X.shape == (2, 5)  # mean_max takes any size
+
+
+def test_relational_bag_size_from_first_bag_present(write):
+    path = write("mi.arff", BAGS + '1,?,1\n2,"5,6\\n-7,8.5",0\n')
+    ds = load_arff(path, labels=["y"], bags="concatenate", missing="nan")
+    assert ds.feature_names[1:] == ["bag_0_f1", "bag_0_f2", "bag_1_f1", "bag_1_f2"]
+    assert np.isnan(ds.X[0, 1:]).all()
+    np.testing.assert_array_equal(ds.X[1], [1, 5, 6, -7, 8.5])
+
+
+def test_relational_bags_concatenated_in_sparse_rows(write):
+    path = write("mi.arff", BAGS + '{1 "1,2\\n3,4",2 1}\n{0 2,1 "5,0\\n0,8.5"}\n')
+    ds = load_arff(path, labels=["y"], bags="concatenate")
+    assert sp.issparse(ds.X)
+    np.testing.assert_array_equal(ds.X.toarray(), [[0, 1, 2, 3, 4], [1, 5, 0, 0, 8.5]])
+    np.testing.assert_array_equal(ds.Y, [[1], [0]])
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2])
+def test_iter_arff_concatenated_bags_equal_load_arff(write, chunk_size):
+    path = write("mi.arff", TWO_BAGS)
+    full = load_arff(path, labels=["y"], bags="concatenate")
+    stream = iter_arff(path, labels=["y"], bags="concatenate", chunk_size=chunk_size)
+    assert stream.feature_names == full.feature_names
+    np.testing.assert_array_equal(np.vstack([X for X, _ in stream]), full.X)
+    np.testing.assert_array_equal(np.vstack([Y for _, Y in stream]), full.Y)
+
+
+def test_bad_bags_option(write):
+    path = write("mi.arff", TWO_BAGS)
+    allowed = r"bags: expected one of \('mean_max', 'concatenate'\), got 'sum'"
+    with pytest.raises(ValueError, match=allowed):
+        load_arff(path, labels=["y"], bags="sum")
+    with pytest.raises(ValueError, match=allowed):
+        iter_arff(path, labels=["y"], bags="sum")
+
+
 # ------------------------------------------------------------------ missing values
 
 MISSING = "@relation r\n@attribute x numeric\n@attribute c {a,b}\n@attribute y {0,1}\n@data\n"

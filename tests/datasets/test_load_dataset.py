@@ -137,6 +137,8 @@ def test_bad_arguments(fake_root):
         load_dataset("nope", fake_root)
     with pytest.raises(ValueError, match="split"):
         load_dataset("emotions", fake_root, split="validation")
+    with pytest.raises(ValueError, match=r"bags: expected one of \('mean_max', 'concatenate'\)"):
+        load_dataset("emotions", fake_root, bags="sum")
     with pytest.raises(FileNotFoundError, match="bibtex"):
         load_dataset("bibtex", fake_root)
 
@@ -219,6 +221,19 @@ def test_miml_and_sf2_specials(data_root):
     sf2 = load_dataset("sf2", data_root)
     assert sf2.label_names[-1] and sf2.Y.dtype == np.uint8
     assert sf2.categories and sf2.X.min() >= 0  # nominal features as ordinal codes
+
+
+def test_miml_bags_concatenated(data_root):
+    cat = load_dataset("miml_image", data_root, split="full", bags="concatenate")
+    assert cat.X.shape == (2000, 135) and cat.Y.shape == (2000, 5)
+    assert cat.feature_names[:2] == ["bag_0_f1", "bag_0_f2"]
+    assert cat.feature_names[15] == "bag_1_f1" and cat.feature_names[-1] == "bag_8_f15"
+    assert cat.dropped == ("id",)
+    agg = load_dataset("miml_image", data_root, split="full")
+    blocks = np.asarray(cat.X).reshape(2000, 9, 15)  # (bag, instance, feature)
+    np.testing.assert_allclose(blocks.mean(axis=1), agg.X[:, :15], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(blocks.max(axis=1), agg.X[:, 15:])
+    np.testing.assert_array_equal(cat.Y, agg.Y)
 
 
 def test_delicious_label_names_keep_backslashes(data_root):

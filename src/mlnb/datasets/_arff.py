@@ -34,8 +34,12 @@ Conventions
   file has rows (3 or more) and takes a different value in every row is an identifier;
   string and date attributes are never features either.
   They are dropped and listed in ``Dataset.dropped``.
-- Relational attributes (multi-instance bags) are aggregated to the mean and the max of
-  each inner attribute, named ``<bag>_mean_<inner>`` and ``<bag>_max_<inner>``.
+- Relational attributes (multi-instance bags): ``bags="mean_max"`` (default) aggregates a
+  bag to the mean and the max of each inner attribute, named ``<bag>_mean_<inner>`` and
+  ``<bag>_max_<inner>``; ``bags="concatenate"`` concatenates its instances in file order
+  (instance 0's inner attributes first), named ``<bag>_<i>_<inner>`` for i from 0. With
+  ``"concatenate"`` the first bag sets the number of instances (an attribute without any
+  bag gets none), and a bag of another size is an error.
 - Missing values ``?``: ``missing="error"`` (default) raises an error naming file and line;
   ``"nan"`` stores NaN in the features; ``"zero"`` stores 0 (the first value of a nominal).
   A missing label is an error unless ``missing="zero"`` (then negative).
@@ -51,7 +55,7 @@ import io
 import os
 import re
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -66,6 +70,8 @@ __all__ = ["ArffChunks", "ArffError", "iter_arff", "load_arff"]
 
 Missing = Literal["error", "nan", "zero"]
 _MISSING = ("error", "nan", "zero")
+Bags = Literal["mean_max", "concatenate"]
+_BAGS = ("mean_max", "concatenate")
 _READ_BLOCK = 1 << 20
 
 
@@ -93,10 +99,6 @@ class Attribute:
     values: tuple[str, ...] = ()
     inner: tuple[Attribute, ...] = ()
     line: int = 0
-
-    @property
-    def width(self) -> int:
-        return 2 * len(self.inner) if self.kind == "relational" else 1
 
 
 @dataclass
@@ -492,14 +494,59 @@ class _Block:
     dense: np.ndarray | None = None  # (n, width) when parsed densely
 
 
-class _Parser:
-    """Parses blocks of data lines for one header."""
+def _instances(bag: str) -> list[str]:
+    """The instances (lines) of an unquoted relational value."""
+    return [r for r in bag.split("\n") if r.strip()]
 
-    def __init__(self, header: Header, label_attrs: list[int], missing: str, path):
+
+def _bag_sizes(header: Header, lines: Iterable[tuple[str, int]], path) -> dict[int, int]:
+    """Instances in the first bag of each relational attribute, by attribute index.
+
+    For ``bags="concatenate"``: reads (line, line number) pairs only until every relational
+    attribute has met a bag that is not ``?`` (the first row, as a rule); an attribute
+    without any bag gets 0.
+    """
+    todo = {i for i, a in enumerate(header.attributes) if a.kind == "relational"}
+    sizes = dict.fromkeys(todo, 0)
+    if not todo:
+        return sizes
+    for s, ln in lines:
+        if s[0] == "{":
+            pairs = [(int(i), tok) for i, tok in _split_sparse(s[1:-1], path=path, line=ln)]
+        else:
+            pairs = enumerate(_split_values(s, path=path, line=ln))
+        for i, tok in pairs:
+            if i in todo and tok != "?":
+                sizes[i] = len(_instances(tok))
+                todo.discard(i)
+        if not todo:
+            break
+    return sizes
+
+
+class _Parser:
+    """Parses blocks of data lines for one header.
+
+    ``bag_sizes`` (attribute index -> instances per bag, from `_bag_sizes`) selects
+    ``bags="concatenate"``; None aggregates bags to mean and max.
+    """
+
+    def __init__(
+        self,
+        header: Header,
+        label_attrs: list[int],
+        missing: str,
+        path,
+        bag_sizes: dict[int, int] | None = None,
+    ):
         self.h, self.path, self.missing = header, path, missing
+        self.bag_sizes = bag_sizes
         self.is_label = np.zeros(len(header.attributes), dtype=bool)
         self.is_label[label_attrs] = True
-        widths = [a.width for a in header.attributes]
+        widths = [
+            len(self.bag_parts(i)) * len(a.inner) if a.kind == "relational" else 1
+            for i, a in enumerate(header.attributes)
+        ]
         self.offset = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
         self.width = int(self.offset[-1])
         kinds = [a.kind for a in header.attributes]
@@ -518,6 +565,19 @@ class _Parser:
             else:
                 self.other_nominal.append(i)
         self.is_nominal = np.array([k == "nominal" for k in kinds])
+
+    def bag_parts(self, i: int) -> list[str]:
+        """The parts of relational attribute i's columns: statistics or instance numbers.
+
+        Column ``<bag>_<part>_<inner>`` for each part, then each inner attribute.
+        """
+        if self.bag_sizes is None:
+            return ["mean", "max"]
+        return [str(k) for k in range(self.bag_sizes[i])]
+
+    def attr_width(self, i: int) -> int:
+        """Number of flat columns of attribute i."""
+        return int(self.offset[i + 1] - self.offset[i])
 
     # ---- fast paths (None means: use the exact path)
     def _fast(self, lines: list[str]) -> _Block | None:
@@ -602,7 +662,7 @@ class _Parser:
         a = self.h.attributes[i]
         if tok == "?":
             if self.missing == "zero":
-                return 0.0 if a.kind != "relational" else np.zeros(a.width)
+                return 0.0 if a.kind != "relational" else np.zeros(self.attr_width(i))
             if self.is_label[i]:
                 raise ArffError(
                     f"missing value '?' for label {a.name!r}; labels cannot be missing "
@@ -611,7 +671,7 @@ class _Parser:
                     line=line,
                 )
             if self.missing == "nan":
-                return np.nan if a.kind != "relational" else np.full(a.width, np.nan)
+                return np.nan if a.kind != "relational" else np.full(self.attr_width(i), np.nan)
             raise ArffError(
                 f"missing value '?' for attribute {a.name!r}; pass missing='nan' or "
                 "missing='zero' to accept missing values",
@@ -644,13 +704,22 @@ class _Parser:
                 )
             return float(code)
         if a.kind == "relational":
-            return self._bag(a, tok, line)
+            return self._bag(i, tok, line)
         return 0.0  # string and date attributes are dropped later
 
-    def _bag(self, a: Attribute, tok: str, line: int) -> np.ndarray:
-        rows = [r for r in tok.split("\n") if r.strip()]
+    def _bag(self, i: int, tok: str, line: int) -> np.ndarray:
+        a = self.h.attributes[i]
+        rows = _instances(tok)
         if not rows:
             raise ArffError(f"empty bag for relational {a.name!r}", path=self.path, line=line)
+        if self.bag_sizes is not None and len(rows) != self.bag_sizes[i]:
+            raise ArffError(
+                f"relational {a.name!r}: bag of size {len(rows)}, expected {self.bag_sizes[i]} "
+                "(the size of the first bag, in instances); bags='concatenate' needs bags of "
+                "equal size, pass bags='mean_max' to aggregate bags of any size",
+                path=self.path,
+                line=line,
+            )
         inst = []
         for r in rows:
             parts = _split_values(r, path=self.path, line=line)
@@ -678,6 +747,8 @@ class _Parser:
             )
         if self.missing == "zero":
             B = np.nan_to_num(B, nan=0.0)
+        if self.bag_sizes is not None:
+            return B.ravel()  # instance 0's inner attributes first
         return np.concatenate([B.mean(axis=0), B.max(axis=0)])
 
     def _exact(self, lines: list[str], linenos: list[int]) -> _Block:
@@ -756,8 +827,10 @@ class _Layout:
                 continue
             o = int(parser.offset[i])
             if a.kind == "relational":
-                names += [f"{a.name}_{stat}_{b.name}" for stat in ("mean", "max") for b in a.inner]
-                flat += range(o, o + a.width)
+                names += [
+                    f"{a.name}_{part}_{b.name}" for part in parser.bag_parts(i) for b in a.inner
+                ]
+                flat += range(o, o + parser.attr_width(i))
             else:
                 names.append(a.name)
                 flat.append(o)
@@ -880,9 +953,15 @@ def _data_lines(lines: Sequence[str], start: int) -> tuple[list[str], list[int]]
     return keep, nums
 
 
-def _check_options(missing, chunk_size=1):
+def _check_bags(bags) -> None:
+    if bags not in _BAGS:
+        raise ValueError(f"bags: expected one of {_BAGS}, got {bags!r}")
+
+
+def _check_options(missing, chunk_size=1, bags="mean_max"):
     if missing not in _MISSING:
         raise ValueError(f"missing: expected one of {_MISSING}, got {missing!r}")
+    _check_bags(bags)
     if not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size: expected a positive int, got {chunk_size!r}")
 
@@ -901,6 +980,7 @@ def load_arff(
     missing: Missing = "error",
     sparse: bool | None = None,
     label_threshold: float | None = None,
+    bags: Bags = "mean_max",
     name: str | None = None,
 ) -> Dataset:
     """Load a multi-label ARFF file (Mulan or MEKA layout; plain, ``.gz`` or ``.bz2``).
@@ -918,6 +998,10 @@ def load_arff(
         Force CSR (True) or dense (False) features; None follows the first data row.
     label_threshold : float or None
         If given, label j is ``value > label_threshold``; otherwise labels must be 0/1.
+    bags : {"mean_max", "concatenate"}
+        How relational (multi-instance) attributes become features: the mean and the
+        max of each inner attribute, or the bag's instances concatenated in file order,
+        which needs bags of equal size (see the module docstring).
     name : str, optional
         Data-set name; default the file name without extensions.
 
@@ -928,9 +1012,12 @@ def load_arff(
     Raises
     ------
     ArffError
-        A ValueError naming the file, line and problem for malformed input.
+        A ValueError naming the file, line and problem for malformed input, or a bag of
+        another size than the first with ``bags="concatenate"``.
+    ValueError
+        An unknown ``missing`` or ``bags`` value.
     """
-    _check_options(missing)
+    _check_options(missing, bags=bags)
     path = Path(path)
     text = _read_text(path)
     lines = text.split("\n")
@@ -938,9 +1025,12 @@ def load_arff(
         lines.pop()
     header = _parse_header(iter(lines), path)
     label_attrs = _resolve_labels(header, labels, path)
-    parser = _Parser(header, label_attrs, missing, path)
     data, linenos = _data_lines(lines, header.n_lines)
     del text, lines
+    sizes = None
+    if bags == "concatenate":
+        sizes = _bag_sizes(header, zip(data, linenos, strict=True), path)
+    parser = _Parser(header, label_attrs, missing, path, sizes)
     block = parser.parse(data, linenos)
     columns = {i: _column(block, parser, i) for i in _id_candidates(parser)}
     layout = _Layout(parser, label_attrs, _identifiers(parser, columns, block.n))
@@ -968,19 +1058,28 @@ class ArffChunks:
     ``label_names``, ``relation`` are available before iterating); each iteration re-opens
     the file, so memory is bounded by one chunk. Identifier detection needs the whole
     column: a first pass reads the file (keeping one number per row of the candidate
-    columns) only when a non-label nominal attribute has 3 values or more.
+    columns) only when a non-label nominal attribute has 3 values or more. With
+    ``bags="concatenate"``, construction also reads the data up to the first bag of each
+    relational attribute, whose size sets the number of columns.
     """
 
-    def __init__(self, path, *, labels, chunk_size, missing, sparse, label_threshold):
-        _check_options(missing, chunk_size)
+    def __init__(
+        self, path, *, labels, chunk_size, missing, sparse, label_threshold, bags="mean_max"
+    ):
+        _check_options(missing, chunk_size, bags)
         self.path = Path(path)
         self.chunk_size = int(chunk_size)
         self.sparse, self.label_threshold = sparse, label_threshold
         with _open_binary(self.path) as f:
             header = _parse_header(self._lines(f), self.path)
         self.relation = header.relation
+        self._header_lines = header.n_lines
         label_attrs = _resolve_labels(header, labels, self.path)
-        self._parser = _Parser(header, label_attrs, missing, self.path)
+        sizes = None
+        if bags == "concatenate":
+            rows = ((s, n) for keep, nums in self._data() for s, n in zip(keep, nums, strict=True))
+            sizes = _bag_sizes(header, rows, self.path)
+        self._parser = _Parser(header, label_attrs, missing, self.path, sizes)
         ids = self._find_identifiers(_id_candidates(self._parser))
         self._layout = _Layout(self._parser, label_attrs, ids)
         self.feature_names = self._layout.feature_names
@@ -999,7 +1098,7 @@ class ArffChunks:
     def _data(self) -> Iterator[tuple[list[str], list[int]]]:
         with _open_binary(self.path) as f:
             lines = self._lines(f)
-            skip = self._parser.h.n_lines
+            skip = self._header_lines
             for _ in range(skip):
                 next(lines)
             keep, nums = [], []
@@ -1051,6 +1150,7 @@ def iter_arff(
     missing: Missing = "error",
     sparse: bool | None = None,
     label_threshold: float | None = None,
+    bags: Bags = "mean_max",
 ) -> ArffChunks:
     r"""Read an ARFF file in row chunks, e.g. for ``partial_fit``.
 
@@ -1074,4 +1174,5 @@ def iter_arff(
         missing=missing,
         sparse=sparse,
         label_threshold=label_threshold,
+        bags=bags,
     )

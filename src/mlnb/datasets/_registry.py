@@ -13,8 +13,10 @@ gives one `Dataset` (the union file, or train followed by test when there is non
 
 Specials: ``scene`` has only train/test files (its full set is their concatenation);
 ``miml_image`` is multi-instance, each bag of 9 instances becomes the mean and the max of
-its 15 features (30 features), its ``id`` attribute is dropped as an identifier; ``sf2``
-is multi-target (three counts), binarised as ``target > 0``.
+its 15 features (30 features, ``bag_mean_f1`` ... ``bag_max_f15``), or with
+``bags="concatenate"`` its 9 instances one after the other (135 features, ``bag_0_f1`` ...
+``bag_8_f15``); its ``id`` attribute is dropped as an identifier; ``sf2`` is multi-target
+(three counts), binarised as ``target > 0``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._arff import load_arff
+from ._arff import Bags, _check_bags, load_arff
 from ._dataset import Dataset, TrainTest, concatenate
 
 __all__ = ["data_home", "list_datasets", "load_dataset"]
@@ -141,7 +143,14 @@ def _folder(root: Path, entry: _Entry, name: str) -> Path:
     raise FileNotFoundError(f"data set {name!r}: folder {entry.folder!r} not found under {root}")
 
 
-def load_dataset(name: str, data_dir=None, *, split: str | None = None, sparse=None):
+def load_dataset(
+    name: str,
+    data_dir=None,
+    *,
+    split: str | None = None,
+    sparse=None,
+    bags: Bags = "mean_max",
+):
     """Load a benchmark data set by its MANIFEST name (``"emotions"``, ``"bibtex"``, ...).
 
     Parameters
@@ -155,6 +164,9 @@ def load_dataset(name: str, data_dir=None, *, split: str | None = None, sparse=N
         `Dataset`. The other values always return the named part (see module docstring).
     sparse : bool or None
         Passed to `load_arff`.
+    bags : {"mean_max", "concatenate"}
+        Passed to `load_arff`: how multi-instance bags (``miml_image``) become features,
+        the mean and the max of each inner feature, or the instances concatenated.
 
     Returns
     -------
@@ -166,11 +178,12 @@ def load_dataset(name: str, data_dir=None, *, split: str | None = None, sparse=N
         raise ValueError(f"name: unknown data set {name!r}; known: {', '.join(list_datasets())}")
     if split not in _SPLITS:
         raise ValueError(f"split: expected one of {_SPLITS}, got {split!r}")
+    _check_bags(bags)
     entry = _REGISTRY[key]
     folder = _folder(data_home(data_dir), entry, key)
 
     def load(file: str, part: str) -> Dataset:
-        return load_arff(folder / file, name=part, sparse=sparse, **entry.options)
+        return load_arff(folder / file, name=part, sparse=sparse, bags=bags, **entry.options)
 
     if entry.train is not None:
         if split in ("train", "test"):
