@@ -14,6 +14,17 @@ training points serve any order):
 
 Both split the training set into a part that fits the chain statistics (t = 0.6) and a
 validation part V, as Algorithm 1 of seed 003.
+
+Preprocessing (seed 003, section 3: "the reference algorithm also uses Naive Bayes/nearest
+neighbour algorithm with data preprocessing procedures described in Section 2.5"): by
+default the order-free chain is one member of a :class:`DynamicChainEnsemble` with a fixed
+order, built on the whole training part with that ensemble's per-label random undersampling
+(imbalance ratio 20) and correlation-based feature selection (at most 300 features). Its
+statistics do not depend on the order either, so any order is still scored by a prediction:
+the member's log-odds and label-pair terms in a greedy chain search (NB), or its kNN chain
+with each label's kept rows and selected features (kNN). ``max_imbalance=None`` with
+``feature_selection=None`` gives the plain chain (:class:`ClassifierChain` or
+:class:`KNNChain`) instead.
 """
 
 from __future__ import annotations
@@ -36,6 +47,7 @@ from ._neighbourhood import (
     validation_mask,
 )
 from .chain import ClassifierChain
+from .dynamic_ensemble import DynamicChainEnsemble
 from .knn_chain import KNNChain
 
 __all__ = ["GeneticChainEnsemble", "OOCC"]
@@ -57,7 +69,9 @@ class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
             raise ValueError(f'base must be "nb" or "knn"; got {self.base!r}')
         rng = check_random_state(self.random_state)
         validation = validation_mask(X.shape[0], fraction, rng)
-        if self.base == "knn":
+        if self._preprocessing():
+            chain = self._preprocessed_chain(Y.shape[1], rng.randint(2**31 - 1))
+        elif self.base == "knn":
             chain = KNNChain(n_neighbors=self.chain_neighbors, random_state=rng.randint(2**31 - 1))
         else:
             chain = ClassifierChain(
@@ -68,8 +82,37 @@ class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
         self.classes_ = binary_classes(self.n_labels_)
         return X[validation], Y[validation], rng
 
+    def _preprocessing(self):
+        return self.max_imbalance is not None or self.feature_selection is not None
+
+    def _preprocessed_chain(self, n_labels, seed):
+        """One DynamicChainEnsemble member on every training row (section 2.5's preprocessing).
+
+        Its order is fixed only because the ensemble needs one: the member's statistics, kept
+        rows and feature masks do not depend on it, and :meth:`_predict_orders` scores any
+        order with them. The parameters are passed through unchecked: the ensemble checks
+        them.
+        """
+        return DynamicChainEnsemble(
+            n_chains=1,
+            base=self.base,
+            events=self.events,
+            n_neighbors=self.chain_neighbors,
+            order=np.arange(n_labels),
+            sample_fraction=1.0,
+            max_imbalance=self.max_imbalance,
+            feature_selection=self.feature_selection,
+            max_features=self.max_features,
+            beta=1.0,  # not used with a fixed order
+            prior_alpha=self.prior_alpha,
+            label_alpha=self.label_alpha,
+            random_state=seed,
+        )
+
     def _predict_orders(self, X, orders):
         """0/1 predictions of the chain in each order: shape (len(orders), n, L)."""
+        if isinstance(self.chain_, DynamicChainEnsemble):
+            return self._predict_member_orders(X, orders)
         if self.base == "knn":
             chain = self.chain_
             tiled = np.stack([np.broadcast_to(order, (X.shape[0], len(order))) for order in orders])
@@ -80,9 +123,35 @@ class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
         weight, absent = self.chain_._label_pairs
         return np.stack([greedy_search(base, weight, absent, order)[0] for order in orders])
 
+    def _predict_member_orders(self, X, orders):
+        """As :meth:`_predict_orders` with the preprocessed member (member 0 of ``chain_``).
+
+        The same computation as the ensemble's ``_nb_member_labels`` and
+        ``_knn_member_labels`` for a fixed order, for many orders at once.
+        """
+        member = self.chain_
+        if member.base == "knn":
+            scaled = X if member.scale_ is None else divide_columns(X, member.scale_)
+            rows = member.member_rows_[0]
+            tiled = np.stack([np.broadcast_to(order, (X.shape[0], len(order))) for order in orders])
+            return knn_chain_labels(
+                scaled,
+                member.train_X_[rows],
+                member.train_Y_[rows],
+                member.n_neighbors_,
+                tiled,
+                keep=member.member_keep_[0],
+                masks=member.feature_masks_[0],
+            ).astype(int)
+        model = member._member_model(0)
+        prepared = member.events_.prepare(X, caller=type(self).__name__)
+        base = member._member_log_odds(0, prepared, model)
+        weight, absent = model[2]
+        return np.stack([greedy_search(base, weight, absent, order)[0] for order in orders])
+
 
 class OOCC(_ValidatedOrders):
-    """Online-optimised classifier chains (da Silva et al. 2014) with the order-free NB chain.
+    """Online-optimised classifier chains (da Silva et al. 2014) with an order-free chain.
 
     Parameters
     ----------
@@ -95,8 +164,29 @@ class OOCC(_ValidatedOrders):
     chain_neighbors : int or "auto", default="auto"
         R of the kNN chain (``base="knn"``), as :class:`KNNChain`'s ``n_neighbors``.
     events, prior_alpha, label_alpha : as :class:`ClassifierChain` (``base="nb"``).
+    max_imbalance : float or None, default=20.0
+        Section 2.5's random undersampling, as :class:`DynamicChainEnsemble`: a label's
+        majority class in the training part is undersampled down to this imbalance ratio
+        (None: never).
+    feature_selection : str or None, default="cfs"
+        Section 2.5's per-label feature selection, as :class:`DynamicChainEnsemble` (which
+        checks the value): "cfs" is correlation-based feature selection. With
+        ``max_imbalance=None`` and ``feature_selection=None`` the chain is the plain
+        :class:`ClassifierChain` or :class:`KNNChain` (no preprocessing).
+    max_features : int, default=300
+        At most this many features per label, as :class:`DynamicChainEnsemble`.
     validation_fraction : float, default=0.4
     random_state : int, RandomState or None, default=None
+
+    Attributes
+    ----------
+    chain_ : DynamicChainEnsemble, ClassifierChain or KNNChain
+        The order-free chain fitted on the training part: a one-member ensemble holding the
+        preprocessed statistics, or (no preprocessing) the plain chain.
+    orders_ : list of ndarray
+        The pool of orders.
+    best_order_ : ndarray of shape (n_validation,)
+        Index in ``orders_`` of each validation instance's best order.
     """
 
     def __init__(
@@ -109,6 +199,9 @@ class OOCC(_ValidatedOrders):
         events="gaussian",
         prior_alpha=0.0,
         label_alpha=1.0,
+        max_imbalance=20.0,
+        feature_selection="cfs",
+        max_features=300,
         validation_fraction=0.4,
         random_state=None,
     ):
@@ -119,6 +212,9 @@ class OOCC(_ValidatedOrders):
         self.events = events
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
+        self.max_imbalance = max_imbalance
+        self.feature_selection = feature_selection
+        self.max_features = max_features
         self.validation_fraction = validation_fraction
         self.random_state = random_state
 
@@ -162,7 +258,9 @@ def _row_f1(Y, P):
 class GeneticChainEnsemble(_ValidatedOrders):
     """A static ensemble of chain orders found by a genetic algorithm (Trajdos 2017).
 
-    Fitness of an order: the validation macro F1 of the order-free NB chain in that order.
+    Fitness of an order: the validation macro F1 of the order-free chain (by default with
+    section 2.5's preprocessing, as :class:`OOCC`) in that order; the orders of a generation
+    are scored in one batch.
     The population (3K orders) evolves by tournament selection, order crossover (OX1) and
     swap mutation, keeping the best orders (elitism); the K best distinct orders evaluated
     during the search vote (fewer when fewer distinct orders exist).
@@ -173,8 +271,27 @@ class GeneticChainEnsemble(_ValidatedOrders):
         K, the committee size; the population is 3K.
     n_generations : int, default=20
     mutation_rate : float, default=0.2
-    base, chain_neighbors, events, prior_alpha, label_alpha, validation_fraction, random_state
+    base, chain_neighbors, events, prior_alpha, label_alpha : as :class:`OOCC`.
+    max_imbalance : float or None, default=20.0
+        Section 2.5's random undersampling, as :class:`OOCC` and
+        :class:`DynamicChainEnsemble` (None: never).
+    feature_selection : str or None, default="cfs"
+        Section 2.5's per-label feature selection, as :class:`OOCC` and
+        :class:`DynamicChainEnsemble`. With ``max_imbalance=None`` and
+        ``feature_selection=None`` the chain is the plain :class:`ClassifierChain` or
+        :class:`KNNChain` (no preprocessing).
+    max_features : int, default=300
+        At most this many features per label, as :class:`DynamicChainEnsemble`.
+    validation_fraction, random_state : as :class:`OOCC`.
+
+    Attributes
+    ----------
+    chain_ : DynamicChainEnsemble, ClassifierChain or KNNChain
         As :class:`OOCC`.
+    orders_ : list of ndarray
+        The K best distinct orders, best first.
+    validation_scores_ : ndarray of shape (len(orders_),)
+        Their validation macro F1.
     """
 
     def __init__(
@@ -188,6 +305,9 @@ class GeneticChainEnsemble(_ValidatedOrders):
         events="gaussian",
         prior_alpha=0.0,
         label_alpha=1.0,
+        max_imbalance=20.0,
+        feature_selection="cfs",
+        max_features=300,
         validation_fraction=0.4,
         random_state=None,
     ):
@@ -199,6 +319,9 @@ class GeneticChainEnsemble(_ValidatedOrders):
         self.events = events
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
+        self.max_imbalance = max_imbalance
+        self.feature_selection = feature_selection
+        self.max_features = max_features
         self.validation_fraction = validation_fraction
         self.random_state = random_state
 
