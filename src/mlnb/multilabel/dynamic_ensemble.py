@@ -8,10 +8,11 @@ sample of the training rows (66 %), with the paper's preprocessing:
   label's problem until the ratio is ``max_imbalance``. A label's classifier then has its
   own negative rows, so the member's statistics group the rows by ``[Y * keep,
   (1 - Y) * keep]`` (2L groups, one pass) instead of taking negatives as a complement;
-- per-label correlation-based feature selection (:mod:`._feature_selection`, at most 300
-  features): a feature not selected for a label gets the same distribution under both of
-  its classes, so it adds nothing to that label's log-odds, exactly as if dropped. Label
-  features of the chain are not selected (the paper passes them through);
+- per-label correlation-based feature selection (at most 300 features; Pearson CFS in
+  :mod:`._feature_selection` or Weka's CfsSubsetEval in :mod:`._weka_cfs`): a feature not
+  selected for a label gets the same distribution under both of its classes, so it adds
+  nothing to that label's log-odds, exactly as if dropped. Label features of the chain are
+  not selected (the paper passes them through);
 - standardised features for the distances of the local-F1 order (Gaussian NB does not
   depend on the scale of a feature).
 
@@ -22,6 +23,8 @@ order instead: ECC with the same preprocessing, the paper's reference method 3.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 from sklearn.base import clone
@@ -40,7 +43,15 @@ from ._knn_members import choose_neighbours, knn_chain_labels
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._labels import binary_classes, check_label_matrix, resolve_order
 from ._neighbourhood import divide_columns, feature_scale, validation_mask
+from ._weka_cfs import weka_cfs_masks
 from .dynamic import BETAS, local_f1_orders
+
+#: Per-label feature selections by name: ``(X, Y, weights, max_features=, rng=) -> (L, d) mask``.
+_SELECTIONS = {
+    "cfs": cfs_masks,
+    "cfs-weka": partial(weka_cfs_masks, nominal=False),
+    "cfs-weka-nominal": partial(weka_cfs_masks, nominal=True),
+}
 
 __all__ = ["DynamicChainEnsemble", "undersampling_mask"]
 
@@ -129,8 +140,13 @@ class DynamicChainEnsemble(MultiLabelNB):
         every row).
     max_imbalance : float or None, default=20.0
         Undersample a label's majority class down to this imbalance ratio (None: never).
-    feature_selection : "cfs" or None, default="cfs"
-        Per-label correlation-based feature selection (Hall 1999).
+    feature_selection : {"cfs", "cfs-weka", "cfs-weka-nominal"} or None, default="cfs"
+        Per-label correlation-based feature selection (Hall 1999). "cfs": Pearson
+        correlation of the raw features (fast); "cfs-weka": Weka's CfsSubsetEval, which the
+        paper ran (symmetrical uncertainty of features discretised per label by MDL, and
+        Weka's locally predictive features); "cfs-weka-nominal": the same with every
+        distinct value of a feature its own category (Weka's nominal attributes, e.g. 0/1
+        words declared ``{0,1}``). See :mod:`._weka_cfs`.
     max_features : int, default=300
         A label keeps a random ``max_features`` of its CFS features if it has more.
     beta : float or "auto", default="auto"
@@ -212,9 +228,10 @@ class DynamicChainEnsemble(MultiLabelNB):
             raise ValueError(f"sample_fraction must be in (0, 1]; got {self.sample_fraction}")
         if self.max_imbalance is not None and not float(self.max_imbalance) >= 1:
             raise ValueError(f"max_imbalance must be >= 1 or None; got {self.max_imbalance}")
-        if self.feature_selection not in ("cfs", None):
+        if self.feature_selection is not None and self.feature_selection not in _SELECTIONS:
             raise ValueError(
-                f'feature_selection must be "cfs" or None; got {self.feature_selection!r}'
+                f"feature_selection must be one of {sorted(_SELECTIONS)} or None; got "
+                f"{self.feature_selection!r}"
             )
         if self.feature_selection and not int(self.max_features) >= 1:
             raise ValueError(f"max_features must be >= 1; got {self.max_features}")
@@ -307,9 +324,10 @@ class DynamicChainEnsemble(MultiLabelNB):
             self._add_order(rng, n_labels)
 
     def _select(self, X, Y, keep, weight, rng):
-        if self.feature_selection != "cfs":
+        if self.feature_selection is None:
             return None
-        return cfs_masks(X, Y, keep * weight[:, None], max_features=int(self.max_features), rng=rng)
+        select = _SELECTIONS[self.feature_selection]
+        return select(X, Y, keep * weight[:, None], max_features=int(self.max_features), rng=rng)
 
     def _fit_knn_members(self, X, Y, rng):
         n_samples, n_labels = Y.shape
@@ -452,6 +470,32 @@ class DynamicChainEnsemble(MultiLabelNB):
                 keep=self.member_keep_[member],
                 masks=self.feature_masks_[member],
             )
+
+    def _member_labels_in_orders(self, X, member, orders):
+        """0/1 predictions of one member in each of the given orders, (len(orders), n, L).
+
+        Any order is scored without refitting (the member's statistics, kept rows and
+        feature masks do not depend on it): what :class:`OOCC` and
+        :class:`GeneticChainEnsemble` score their orders with. ``X`` is validated.
+        """
+        if self._knn():
+            scaled = X if self.scale_ is None else divide_columns(X, self.scale_)
+            rows = self.member_rows_[member]
+            tiled = np.stack([np.broadcast_to(order, (X.shape[0], len(order))) for order in orders])
+            return knn_chain_labels(
+                scaled,
+                self.train_X_[rows],
+                self.train_Y_[rows],
+                self.n_neighbors_,
+                tiled,
+                keep=self.member_keep_[member],
+                masks=self.feature_masks_[member],
+            ).astype(int)
+        model = self._member_model(member)
+        prepared = self.events_.prepare(X, caller=type(self).__name__)
+        base = self._member_log_odds(member, prepared, model)
+        weight, absent = model[2]
+        return np.stack([greedy_search(base, weight, absent, order)[0] for order in orders])
 
     def predict_proba(self, X):
         """Share of the members predicting each label, shape (n_samples, n_labels)."""

@@ -111,8 +111,8 @@ class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
 
     def _predict_orders(self, X, orders):
         """0/1 predictions of the chain in each order: shape (len(orders), n, L)."""
-        if isinstance(self.chain_, DynamicChainEnsemble):
-            return self._predict_member_orders(X, orders)
+        if isinstance(self.chain_, DynamicChainEnsemble):  # the preprocessed member
+            return self.chain_._member_labels_in_orders(X, 0, orders)
         if self.base == "knn":
             chain = self.chain_
             tiled = np.stack([np.broadcast_to(order, (X.shape[0], len(order))) for order in orders])
@@ -121,32 +121,6 @@ class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
             ).astype(int)
         base = self.chain_._independent_log_odds(X)
         weight, absent = self.chain_._label_pairs
-        return np.stack([greedy_search(base, weight, absent, order)[0] for order in orders])
-
-    def _predict_member_orders(self, X, orders):
-        """As :meth:`_predict_orders` with the preprocessed member (member 0 of ``chain_``).
-
-        The same computation as the ensemble's ``_nb_member_labels`` and
-        ``_knn_member_labels`` for a fixed order, for many orders at once.
-        """
-        member = self.chain_
-        if member.base == "knn":
-            scaled = X if member.scale_ is None else divide_columns(X, member.scale_)
-            rows = member.member_rows_[0]
-            tiled = np.stack([np.broadcast_to(order, (X.shape[0], len(order))) for order in orders])
-            return knn_chain_labels(
-                scaled,
-                member.train_X_[rows],
-                member.train_Y_[rows],
-                member.n_neighbors_,
-                tiled,
-                keep=member.member_keep_[0],
-                masks=member.feature_masks_[0],
-            ).astype(int)
-        model = member._member_model(0)
-        prepared = member.events_.prepare(X, caller=type(self).__name__)
-        base = member._member_log_odds(0, prepared, model)
-        weight, absent = model[2]
         return np.stack([greedy_search(base, weight, absent, order)[0] for order in orders])
 
 
