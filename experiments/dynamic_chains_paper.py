@@ -71,7 +71,7 @@ from sklearn.model_selection import KFold  # noqa: E402
 
 from mlnb.datasets import describe, load_dataset  # noqa: E402
 from mlnb.evaluation import compare  # noqa: E402
-from mlnb.events import Gaussian  # noqa: E402
+from mlnb.events import Bernoulli, DiscretisedGaussian, Gaussian, weka_precision  # noqa: E402
 from mlnb.metrics import METRIC_SETS, METRICS  # noqa: E402
 from mlnb.multilabel import OOCC, EnsembleClassifierChains, GeneticChainEnsemble, KNNChain  # noqa: E402
 
@@ -110,6 +110,8 @@ class DataSpec:
     top_features: int | None = None  # keep the features non-zero in most rows only
     one_hot: bool = False  # nominal features to 0/1 columns (Weka's NominalToBinary)
     text: bool = False  # bag-of-words features (0/1 or counts)
+    nominal: bool = False  # ARFF features nominal: Weka's NB uses discrete estimators
+    bags: str = "mean_max"  # multi-instance bags to vectors (load_dataset's ``bags``)
     note: str = ""
 
 
@@ -120,19 +122,21 @@ DATASETS = {
         9,
         "sf2",
         one_hot=True,
+        nominal=True,
         note="multi-target counts binarised as target > 0 (the loader); the 10 nominal "
         "features one-hot coded, two-valued ones as one 0/1 column, giving the paper's d = 27",
     ),
     "miml_image": DataSpec(
         18,
         "miml_image",
-        note="each bag of 9 instances x 15 features reduced to the mean and the max of each "
-        "feature (the loader): d = 30, the paper's 135 = 9 x 15 is presumably the concatenation",
+        bags="concatenate",
+        note='each bag\'s 9 instances x 15 features side by side (`bags="concatenate"`): '
+        "the paper's d = 135",
     ),
     "plantpseaac": DataSpec(20, "plantpseaac"),
     "yeast": DataSpec(30, "yeast"),
     "scene": DataSpec(23, "scene", note="train + test files joined"),
-    "medical": DataSpec(17, "medical", text=True),
+    "medical": DataSpec(17, "medical", text=True, nominal=True),
     "stackex_chess": DataSpec(
         27,
         "stackex_chess",
@@ -143,11 +147,12 @@ DATASETS = {
         "label are kept",
     ),
     "langlog": DataSpec(16, "langlog", text=True),
-    "enron": DataSpec(7, "enron", text=True),
+    "enron": DataSpec(7, "enron", text=True, nominal=True),
     "tmc2007": DataSpec(
         28,
         "tmc2007",
         text=True,
+        nominal=True,
         rows=2857,
         note="random 2,857 of the 28,596 rows of tmc2007-500 (the paper's N; it used a subset)",
     ),
@@ -188,7 +193,7 @@ def _one_hot(X):
 def load(name, data_dir=None):
     """``(X, Y)`` of one of our versions of the paper's sets (see ``DATASETS``)."""
     spec = DATASETS[name]
-    data = load_dataset(spec.source, data_dir, split="full")
+    data = load_dataset(spec.source, data_dir, split="full", bags=spec.bags)
     X = (
         sp.csr_matrix(data.X, dtype=np.float64)
         if sp.issparse(data.X)
@@ -231,16 +236,25 @@ METHODS = {
         "knn", 3, 'DynamicChainEnsemble(n_chains=20, base="knn", order="random")'
     ),
     "kNN-OOCC": MethodSpec("knn", 4, 'OOCC(n_orders=20, base="knn")'),
+    "kNN-GA-plain": MethodSpec(
+        "knn", None, 'GeneticChainEnsemble(n_chains=20, base="knn"), no preprocessing'
+    ),
+    "kNN-OOCC-plain": MethodSpec("knn", None, 'OOCC(n_orders=20, base="knn"), no preprocessing'),
     "kNN-DC": MethodSpec("knn", None, 'KNNChain(order="local_f1"), one chain'),
     "kNN-CC": MethodSpec("knn", None, "KNNChain(order=None), one chain, order 0..L-1"),
-    # diagnostics (not the paper's): beta fixed, and a Weka-like variance floor
-    "DCE-b5": MethodSpec("diag", 1, "DynamicChainEnsemble(beta=5.0)"),
+    # diagnostics (not the paper's): the Gaussian event model instead of Weka's estimators
+    "DCE-gauss": MethodSpec("diag", 1, 'DynamicChainEnsemble(events="gaussian", prior_alpha=0)'),
+    "DCE-b5": MethodSpec("diag", 1, 'DynamicChainEnsemble(beta=5.0, events="gaussian")'),
     "DCE-b5-floor": MethodSpec(
         "diag", 1, "DynamicChainEnsemble(beta=5.0, events=Gaussian(var_smoothing=0.11))"
     ),
 }
+#: run by default: the paper's methods and ECC-raw (the "-plain" kNN variants and the
+#: diagnostics are kept from earlier runs and rerun only on request)
 DEFAULT_METHODS = [
-    m for m in METHODS if m not in ("kNN-DC", "kNN-CC") and METHODS[m].base != "diag"
+    m
+    for m in METHODS
+    if m not in ("kNN-DC", "kNN-CC") and METHODS[m].base != "diag" and not m.endswith("-plain")
 ]
 #: the 0/1 sets where the diagnostics run by default (``--methods DCE-b5,DCE-b5-floor``)
 DIAGNOSTIC_SETS = ["medical", "langlog", "enron", "tmc2007", "meka_imdb", "ohsumed"]
@@ -251,28 +265,46 @@ PAPER_METHODS = {
 }
 
 
-def make_method(name, seed):
-    """A fresh estimator for a method name."""
+def weka_events(dataset, X_train):
+    """Weka NaiveBayes's estimators for a set: Laplace-smoothed discrete estimators for
+    nominal 0/1 attributes (Bernoulli, alpha = 1), else the NormalEstimator at the
+    precision of the training rows (:class:`~mlnb.events.DiscretisedGaussian`)."""
+    if DATASETS[dataset].nominal:
+        return Bernoulli(alpha=1.0)
+    return DiscretisedGaussian(precision=weka_precision(X_train))
+
+
+def make_method(name, seed, dataset=None, X_train=None):
+    """A fresh estimator for a method name (NB methods: Weka's estimators for ``dataset``)."""
     if DynamicChainEnsemble is None and name in ("DCE", "ECC", "kNN-DCE", "kNN-ECC"):
         raise RuntimeError("mlnb has no DynamicChainEnsemble yet")
+    weka = {}
+    if METHODS.get(name, MethodSpec("", None, "")).base == "nb":
+        weka = {"events": weka_events(dataset, X_train), "prior_alpha": 1.0}
+    plain = {"max_imbalance": None, "feature_selection": None}
     makers = {
-        "DCE": lambda: DynamicChainEnsemble(n_chains=20, events="gaussian", random_state=seed),
-        "ECC": lambda: DynamicChainEnsemble(
-            n_chains=20, events="gaussian", order="random", random_state=seed
-        ),
-        "GA": lambda: GeneticChainEnsemble(n_chains=20, events="gaussian", random_state=seed),
-        "OOCC": lambda: OOCC(n_orders=20, events="gaussian", random_state=seed),
-        "ECC-raw": lambda: EnsembleClassifierChains(
-            n_chains=20, events="gaussian", random_state=seed
-        ),
+        "DCE": lambda: DynamicChainEnsemble(n_chains=20, random_state=seed, **weka),
+        "ECC": lambda: DynamicChainEnsemble(n_chains=20, order="random", random_state=seed, **weka),
+        "GA": lambda: GeneticChainEnsemble(n_chains=20, random_state=seed, **weka),
+        "OOCC": lambda: OOCC(n_orders=20, random_state=seed, **weka),
+        "ECC-raw": lambda: EnsembleClassifierChains(n_chains=20, random_state=seed, **weka),
         "kNN-DCE": lambda: DynamicChainEnsemble(n_chains=20, base="knn", random_state=seed),
         "kNN-GA": lambda: GeneticChainEnsemble(n_chains=20, base="knn", random_state=seed),
         "kNN-ECC": lambda: DynamicChainEnsemble(
             n_chains=20, base="knn", order="random", random_state=seed
         ),
         "kNN-OOCC": lambda: OOCC(n_orders=20, base="knn", random_state=seed),
+        "kNN-GA-plain": lambda: GeneticChainEnsemble(
+            n_chains=20, base="knn", random_state=seed, **plain
+        ),
+        "kNN-OOCC-plain": lambda: OOCC(n_orders=20, base="knn", random_state=seed, **plain),
         "kNN-DC": lambda: KNNChain(order="local_f1", random_state=seed),
-        "DCE-b5": lambda: DynamicChainEnsemble(n_chains=20, beta=5.0, random_state=seed),
+        "DCE-gauss": lambda: DynamicChainEnsemble(
+            n_chains=20, events="gaussian", random_state=seed
+        ),
+        "DCE-b5": lambda: DynamicChainEnsemble(
+            n_chains=20, beta=5.0, events="gaussian", random_state=seed
+        ),
         "DCE-b5-floor": lambda: DynamicChainEnsemble(
             n_chains=20, beta=5.0, events=Gaussian(var_smoothing=0.11), random_state=seed
         ),
@@ -287,10 +319,10 @@ def make_method(name, seed):
 COLUMNS = ["dataset", "method", "fold", "n_folds", *CRITERIA, *TIMES, "n_train", "n_test"]
 
 
-def _fold(method, X, Y, train, test, fold):
+def _fold(method, X, Y, train, test, fold, dataset):
     """Fit and score one method on one fold; returns a CSV row (dict) or an error string."""
     try:
-        model = make_method(method, SEED + fold)
+        model = make_method(method, SEED + fold, dataset, X[train])
         start = time.perf_counter()
         model.fit(X[train], Y[train])
         train_time = time.perf_counter() - start
@@ -334,7 +366,7 @@ def run(datasets, methods, folds_csv, *, n_folds, jobs, data_dir, log):
             splits = list(KFold(n_folds, shuffle=True, random_state=SEED).split(X))
             log(f"{name}: {X.shape[0]} x {X.shape[1]}, {Y.shape[1]} labels; {len(todo)} runs")
             start = time.perf_counter()
-            tasks = (delayed(_fold)(m, X, Y, *splits[f], f) for m, f in todo)
+            tasks = (delayed(_fold)(m, X, Y, *splits[f], f, name) for m, f in todo)
             results = Parallel(n_jobs=jobs, return_as="generator")(tasks)
             per_method = {}
             for (method, fold), result in zip(todo, results, strict=True):
@@ -500,6 +532,12 @@ def wilcoxon_rows(result, base, methods):
     return pd.DataFrame(rows)
 
 
+def _recorded_times(means, methods, names):
+    """The time columns recorded for every method and set (DCE rows imported from the Weka
+    run have no test time)."""
+    return [t for t in TIMES if all(np.isfinite(means[(m, n)][t]) for m in methods for n in names)]
+
+
 FIGURES = ["hamming", "example_f1_loss", "macro_f1_loss", "micro_f1_loss", "train_time"]
 
 
@@ -569,7 +607,7 @@ def base_sections(base, means, complete, names, out):
                 {n: [means[(m, n)][c] for m in paper_methods] for n in full_sets},
                 index=paper_methods,
             )
-            for c in [*CRITERIA, *TIMES]
+            for c in [*CRITERIA, *_recorded_times(means, paper_methods, full_sets)]
         }
         result = compare(scores, greater_is_better=False, alpha=ALPHA)
         result.to_csv(out / f"{PREFIX}_{base}_ranks.csv", kind="ranks")
@@ -609,7 +647,7 @@ def base_sections(base, means, complete, names, out):
             both = paper_methods + extra
             scores = {
                 c: pd.DataFrame({n: [means[(m, n)][c] for m in both] for n in every}, index=both)
-                for c in [*CRITERIA, *TIMES]
+                for c in [*CRITERIA, *_recorded_times(means, both, every)]
             }
             more = compare(scores, greater_is_better=False, alpha=ALPHA)
             more.to_csv(out / f"{PREFIX}_{base}_all_ranks.csv", kind="ranks")
@@ -777,7 +815,9 @@ def report(folds_csv, out, *, n_folds, data_dir):
             value = means.get((method, name))
             if any((method, n) in complete for n in names):
                 row[method] = (
-                    "" if value is None else f"{value['train_time']:.2f} / {value['test_time']:.2f}"
+                    ""
+                    if value is None
+                    else f"{value['train_time']:.2f} / {value['test_time']:.2f}".replace("nan", "-")
                 )
         rows.append(row)
     lines += [markdown(pd.DataFrame(rows)), ""]
