@@ -68,3 +68,32 @@ def test_far_tails_stay_finite_and_bad_precision_is_refused():
         DiscretisedGaussian(precision=0.0).prepare(np.zeros((2, 1)))
     with pytest.raises(ValueError, match="precision"):
         DiscretisedGaussian(precision=[1.0, 2.0]).prepare(np.zeros((2, 1)))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_single_valued_features_by_one_product_equal_every_entry(sparse):
+    """Words (one nonzero value) go through one product; the rest entry by entry: the
+    result equals visiting every entry."""
+    from mlnb.events._base import entrywise_sum
+    from mlnb.events.discretised import _correction, _single_nonzero_value
+
+    rng = np.random.default_rng(3)
+    n = 60
+    X = np.column_stack(
+        [
+            rng.integers(0, 2, n),  # 0/1 word
+            -2.5 * rng.integers(0, 2, n),  # one negative nonzero value
+            np.zeros(n),  # never nonzero
+            np.round(rng.normal(1, 2, n), 1),  # numeric
+            rng.poisson(1.0, n),  # counts: several values
+        ]
+    ).astype(float)
+    groups = np.eye(3)[rng.integers(0, 3, n)]
+    model = DiscretisedGaussian(precision=weka_precision(X))
+    params = model.estimate(GroupStats.from_data(model.prepare(X), groups))
+    data = sp.csr_matrix(X) if sparse else X
+    single, _ = _single_nonzero_value(data)
+    assert single.tolist() == [True, True, True, False, False]
+    terms = [params[k] for k in ("mean", "std", "precision", "zero")]
+    expected = params["zero"].sum(axis=1)[None, :] + entrywise_sum(X, _correction, terms)
+    np.testing.assert_allclose(model._log_likelihood(params, data), expected, rtol=1e-12)

