@@ -71,29 +71,34 @@ def test_far_tails_stay_finite_and_bad_precision_is_refused():
 
 
 @pytest.mark.parametrize("sparse", [False, True])
-def test_single_valued_features_by_one_product_equal_every_entry(sparse):
-    """Words (one nonzero value) go through one product; the rest entry by entry: the
-    result equals visiting every entry."""
+def test_features_of_few_values_by_lookup_equal_every_entry(sparse):
+    """Features of few distinct values go through one lookup product, the rest entry by
+    entry: the result equals visiting every entry."""
     from mlnb.events._base import entrywise_sum
-    from mlnb.events.discretised import _correction, _single_nonzero_value
+    from mlnb.events.discretised import _correction, _value_pairs
 
     rng = np.random.default_rng(3)
-    n = 60
+    n = 90  # more than 2 x 32 rows: the first rows rule out the numeric feature
     X = np.column_stack(
         [
             rng.integers(0, 2, n),  # 0/1 word
             -2.5 * rng.integers(0, 2, n),  # one negative nonzero value
             np.zeros(n),  # never nonzero
-            np.round(rng.normal(1, 2, n), 1),  # numeric
-            rng.poisson(1.0, n),  # counts: several values
+            rng.normal(1, 2, n),  # numeric: 60 values, entry by entry
+            rng.poisson(1.0, n),  # counts: a few values
         ]
     ).astype(float)
     groups = np.eye(3)[rng.integers(0, 3, n)]
     model = DiscretisedGaussian(precision=weka_precision(X))
-    params = model.estimate(GroupStats.from_data(model.prepare(X), groups))
-    data = sp.csr_matrix(X) if sparse else X
-    single, _ = _single_nonzero_value(data)
-    assert single.tolist() == [True, True, True, False, False]
+    prepared = model.prepare(X)
+    params = model.estimate(GroupStats.from_data(prepared, groups))
+    data = sp.csr_matrix(prepared) if sparse else prepared
+    few, one_hot, features, values = _value_pairs(data, 32)
+    assert few.tolist() == [True, True, True, False, True]
+    assert one_hot.sum() == (prepared[:, few] != 0).sum()
+    for column in np.flatnonzero(few):  # one pair per distinct nonzero value
+        distinct = np.unique(prepared[:, column][prepared[:, column] != 0])
+        np.testing.assert_array_equal(np.sort(values[features == column]), distinct)
     terms = [params[k] for k in ("mean", "std", "precision", "zero")]
-    expected = params["zero"].sum(axis=1)[None, :] + entrywise_sum(X, _correction, terms)
+    expected = params["zero"].sum(axis=1)[None, :] + entrywise_sum(prepared, _correction, terms)
     np.testing.assert_allclose(model._log_likelihood(params, data), expected, rtol=1e-12)

@@ -28,6 +28,8 @@ from ._base import EventModel, entrywise_sum
 __all__ = ["DiscretisedGaussian", "weka_precision"]
 
 _WEKA_DEFAULT_PRECISION = 0.01
+#: Features with at most this many distinct nonzero values are scored by lookup.
+_MAX_LOOKUP_VALUES = 32
 
 
 def weka_precision(X):
@@ -126,46 +128,54 @@ class DiscretisedGaussian(EventModel):
     def _log_likelihood(self, params, X):
         terms = [params["mean"], params["std"], params["precision"], params["zero"]]
         out = params["zero"].sum(axis=1)[None, :]
-        single, value = _single_nonzero_value(X)
-        if single.any():  # words: one product with the correction at their nonzero value
-            at_value = _correction(value[None, :], *terms)
-            out = out + _nonzero_indicator(X) @ np.where(single[None, :], at_value, 0.0).T
-        if not single.all():  # every stored entry of the other features
-            rest = np.flatnonzero(~single)
+        few, one_hot, pair_feature, pair_value = _value_pairs(X, _MAX_LOOKUP_VALUES)
+        if pair_feature.size:  # (feature, value) pairs: one correction each, one product
+            at_pair = _correction(pair_value[None, :], *(t[:, pair_feature] for t in terms))
+            out = out + one_hot @ at_pair.T
+        if not few.any():
+            return out + entrywise_sum(X, _correction, terms)
+        if not few.all():  # every stored entry of the other features
+            rest = np.flatnonzero(~few)
             X_rest = X[:, rest] if sp.issparse(X) else np.asarray(X)[:, rest]
             out = out + entrywise_sum(X_rest, _correction, [t[:, rest] for t in terms])
         return out
 
 
-def _single_nonzero_value(X):
-    """Features whose nonzero entries all share one value (0/1 words): mask and that value.
+def _value_pairs(X, max_values):
+    """Features with at most ``max_values`` distinct nonzero values, as one-hot pairs.
 
-    Their log-likelihood term is a per-feature constant times "x is nonzero", one product
+    Returns the feature mask, the (n_samples x n_pairs) CSR indicator of each row's
+    (feature, value) pair, and each pair's feature and value. Such a feature's
+    log-likelihood term is a lookup of one correction per pair, one product for all rows,
     instead of an interval probability per entry (measured on 300 rows against every
-    entry: meka_imdb's 0/1 words 8 times faster, yahoo_arts 3 times; count features such
-    as stackex_chess's take the entry-by-entry path as before).
+    entry: stackex_chess's counts 146 times faster, meka_imdb's 0/1 words 30 times,
+    yahoo_arts 2 times; numeric yeast and scene unchanged).
     """
-    if sp.issparse(X):
-        X = sp.csc_matrix(X)
-        counts = np.diff(X.indptr)
-        low = np.zeros(X.shape[1])
-        high = np.zeros(X.shape[1])
-        stored = counts > 0
-        if stored.any():
-            starts = X.indptr[:-1][stored]
-            low[stored] = np.minimum.reduceat(X.data, starts)
-            high[stored] = np.maximum.reduceat(X.data, starts)
-        return low == high, np.where(stored, low, 1.0)
-    X = np.asarray(X)
-    nonzero = X != 0
-    low = np.where(nonzero, X, np.inf).min(axis=0, initial=np.inf)
-    high = np.where(nonzero, X, -np.inf).max(axis=0, initial=-np.inf)
-    empty = ~nonzero.any(axis=0)
-    return empty | (low == high), np.where(empty, 1.0, low)
-
-
-def _nonzero_indicator(X):
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        return sp.csr_matrix(((X.data != 0).astype(np.float64), X.indices, X.indptr), X.shape)
-    return (np.asarray(X) != 0).astype(np.float64)
+    n_samples, n_features = X.shape
+    candidates = np.arange(n_features)
+    if not sp.issparse(X) and n_samples > 2 * max_values:
+        # a feature of few values has few in any rows: the first rows rule most out cheaply
+        head = np.sort(np.asarray(X)[: 2 * max_values + 1], axis=0)
+        distinct = ((np.diff(head, axis=0) != 0) & (head[1:] != 0)).sum(axis=0)
+        candidates = np.flatnonzero(distinct + (head[0] != 0) <= max_values)
+        X = np.asarray(X)[:, candidates]
+    coo = sp.coo_matrix(X)
+    keep = coo.data != 0
+    rows, columns, values = coo.row[keep], coo.col[keep], coo.data[keep]
+    order = np.lexsort((values, columns))
+    rows, columns, values = rows[order], columns[order], values[order]
+    new_pair = np.ones(len(values), dtype=bool)
+    new_pair[1:] = (columns[1:] != columns[:-1]) | (values[1:] != values[:-1])
+    pair = np.cumsum(new_pair) - 1
+    pair_column, pair_value = columns[new_pair], values[new_pair]
+    few_candidates = np.bincount(pair_column, minlength=len(candidates)) <= max_values
+    few = np.zeros(n_features, dtype=bool)
+    few[candidates[few_candidates]] = True
+    kept_pair = few_candidates[pair_column]
+    renumber = np.cumsum(kept_pair) - 1
+    entry = kept_pair[pair]
+    one_hot = sp.csr_matrix(
+        (np.ones(int(entry.sum())), (rows[entry], renumber[pair[entry]])),
+        shape=(n_samples, int(kept_pair.sum())),
+    )
+    return few, one_hot, candidates[pair_column[kept_pair]], pair_value[kept_pair]
