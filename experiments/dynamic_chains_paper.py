@@ -19,16 +19,20 @@ summarises ours - paper per criterion, and compares the methods as Tables 3/4 do
 ranks, Friedman, Wilcoxon-Holm at alpha = 0.1, Nemenyi critical-difference diagrams). A
 hand-written part after the line ``<!-- discussion -->`` of an existing report is kept.
 
-Methods (all Gaussian Naive Bayes, the paper's Weka NaiveBayes on numeric features):
+Methods (Naive Bayes with Weka's estimators, as the paper's Weka NaiveBayes: a discrete,
+Laplace-smoothed estimator for the sets with nominal 0/1 attributes, ``Bernoulli(alpha=1)``,
+and the NormalEstimator, ``DiscretisedGaussian`` at the training fold's precision, for the
+numeric ones; Laplace class prior; see ``weka_events``):
 
 - ``DCE`` (paper's method 1): ``DynamicChainEnsemble`` (K = 20, 66 % samples, undersampling
   to IR 20, per-label CFS <= 300 features, local-F1 order, beta in 1..10 by 3-fold CV);
 - ``GA`` (method 2): ``GeneticChainEnsemble(n_chains=20)``, population 3K;
-- ``ECC`` (method 3): ``DynamicChainEnsemble(order="random")``: random fixed orders with the
-  same preprocessing as DCE (the paper's reference methods share section 2.5's
-  preprocessing);
+- ``ECC`` (method 3): ``DynamicChainEnsemble(order="random")``: random fixed orders;
 - ``OOCC`` (method 4): ``OOCC(n_orders=20)``;
 - ``ECC-raw`` (extra): plain ``EnsembleClassifierChains(n_chains=20)``, no preprocessing.
+
+All four of the paper's methods have section 2.5's preprocessing (undersampling, CFS), as
+in the paper; ``GeneticChainEnsemble`` and ``OOCC`` through one preprocessed member.
 
 Nearest neighbours (Tables 4, 11-13: the same four ensembles of 20 kNN chains, R in {1, 3,
 ..., 11} by 3-fold CV): ``kNN-DCE`` = ``DynamicChainEnsemble(base="knn")``, ``kNN-GA`` =
@@ -41,9 +45,11 @@ yeast), so a run with a time budget should take the NB methods first (``--method
 DCE,GA,ECC,OOCC,ECC-raw``), then the kNN ones; every run appends the time, the command
 and a hash of mlnb's sources to ``dynamic_chains_runs.log``.
 
-Diagnostics (not the paper's, not run by default): ``--methods DCE-b5,DCE-b5-floor`` runs
-DCE with beta fixed at 5, without and with a Weka-like variance floor
-(``Gaussian(var_smoothing=0.11)``), on the 0/1 sets of ``DIAGNOSTIC_SETS``.
+Diagnostics (not the paper's, not run by default): ``DCE-gauss`` is DCE with mlnb's
+Gaussian event model; ``--methods DCE-b5,DCE-b5-floor`` runs it with beta fixed at 5,
+without and with a Weka-like variance floor (``Gaussian(var_smoothing=0.11)``), on the 0/1
+sets of ``DIAGNOSTIC_SETS``. ``kNN-GA-plain`` and ``kNN-OOCC-plain``: the kNN reference
+methods without preprocessing (an earlier run).
 
 Data (paper number -> our set): see ``DATASETS``; sampled / reduced sets use seed 0.
 """
@@ -790,14 +796,15 @@ def report(folds_csv, out, *, n_folds, data_dir):
             )
         ),
         "",
-        "The NB methods use the Gaussian event model on every set, as the paper (Weka's",
-        "NaiveBayes on standardised numeric attributes). `DynamicChainEnsemble` (DCE, ECC and",
-        "their kNN versions) undersamples, selects features by CFS and standardises inside;",
-        "mlnb's `GeneticChainEnsemble` and `OOCC` (GA, OOCC) have **no** undersampling and no",
-        "feature selection, unlike the paper's reference methods (section 3: they 'also use",
-        "... the data preprocessing procedures described in Section 2.5'); ECC-raw (plain ECC)",
-        "shows what that preprocessing does. Table 2 (BR against CC ensembles with J48 / SVM /",
-        "NB / kNN) is rerun separately: `dynamic_chains_table2.md`.",
+        "The NB methods use Weka NaiveBayes's estimators, as the paper: `Bernoulli(alpha=1)`",
+        "(Weka's discrete estimator) on the sets whose ARFF attributes are nominal 0/1",
+        f"({', '.join(n for n in DATASETS if DATASETS[n].nominal)}),",
+        "`DiscretisedGaussian` (Weka's NormalEstimator, precision from the training fold) on",
+        "the others, and a Laplace class prior. All four of the paper's methods undersample",
+        "and select features by CFS (section 2.5; section 3: the reference methods 'also use",
+        "... the data preprocessing procedures described in Section 2.5'); ECC-raw (plain",
+        "ECC) shows what that preprocessing does. Table 2 (BR against CC ensembles with J48 /",
+        "SVM / NB / kNN) is rerun separately: `dynamic_chains_table2.md`.",
         "",
         "## Data sets",
         "",
