@@ -74,8 +74,8 @@ def test_far_tails_stay_finite_and_bad_precision_is_refused():
 def test_features_of_few_values_by_lookup_equal_every_entry(sparse):
     """Features of few distinct values go through one lookup product, the rest entry by
     entry: the result equals visiting every entry."""
-    from mlnb.events._base import entrywise_sum
-    from mlnb.events.discretised import _correction, _value_pairs
+    from mlnb.events._base import _BLOCK_BUDGET, _value_pairs, _visit_entries
+    from mlnb.events.discretised import _correction
 
     rng = np.random.default_rng(3)
     n = 90  # more than 2 x 32 rows: the first rows rule out the numeric feature
@@ -100,5 +100,6 @@ def test_features_of_few_values_by_lookup_equal_every_entry(sparse):
         distinct = np.unique(prepared[:, column][prepared[:, column] != 0])
         np.testing.assert_array_equal(np.sort(values[features == column]), distinct)
     terms = [params[k] for k in ("mean", "std", "precision", "zero")]
-    expected = params["zero"].sum(axis=1)[None, :] + entrywise_sum(prepared, _correction, terms)
+    every_entry = _visit_entries(prepared, _correction, terms, _BLOCK_BUDGET)
+    expected = params["zero"].sum(axis=1)[None, :] + every_entry
     np.testing.assert_allclose(model._log_likelihood(params, data), expected, rtol=1e-12)

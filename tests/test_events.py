@@ -241,6 +241,37 @@ def test_entrywise_sum_blocks_and_sparsity_agree(budget):
         )
 
 
+@pytest.mark.parametrize("budget", [1, 7, 1 << 22])
+def test_entrywise_sum_looks_up_features_of_few_values_and_visits_the_rest(budget):
+    """Words and small counts are evaluated once per (feature, value); numeric features
+    entry by entry; together they equal the sum written out."""
+    from mlnb.events._base import _value_pairs
+
+    rng = np.random.default_rng(7)
+    n = 80
+    X = np.column_stack(
+        [
+            rng.integers(0, 2, n),  # 0/1
+            rng.poisson(1.5, n),  # small counts
+            rng.normal(size=n) * (rng.random(n) < 0.5),  # numeric, about 40 values
+            np.zeros(n),  # empty
+        ]
+    ).astype(float)
+    A = rng.random((3, 4)) + 0.5
+
+    def func(x, a):
+        return np.log1p(a * np.abs(x))
+
+    few, one_hot, _, _ = _value_pairs(X, 32)
+    assert few.tolist() == [True, True, False, True]
+    assert one_hot.sum() == np.count_nonzero(X[:, few])
+    expected = np.array([[func(X[i], A[g]).sum() for g in range(3)] for i in range(n)])
+    for X_in in (X, sp.csr_matrix(X)):
+        np.testing.assert_allclose(
+            entrywise_sum(X_in, func, [A], block_budget=budget), expected, rtol=1e-12
+        )
+
+
 def test_mixed_is_the_sum_of_its_blocks():
     rng = np.random.default_rng(7)
     X = np.hstack([rng.normal(size=(20, 3)), (rng.random((20, 2)) < 0.5).astype(float)])
