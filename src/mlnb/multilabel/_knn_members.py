@@ -24,7 +24,7 @@ from sklearn.model_selection import KFold
 from ..metrics import f1_score
 from ._neighbourhood import nearest_points, squared_distances, squared_norms
 
-__all__ = ["choose_neighbours", "knn_chain_labels"]
+__all__ = ["choose_neighbours", "knn_chain_labels", "tiled_orders"]
 
 NEIGHBOURS = (1, 3, 5, 7, 9, 11)
 
@@ -54,6 +54,12 @@ def _base_distances(rows, points, views, norms):
             out[v] = squared_distances(rows[:, columns], points[:, columns], norms[v])
         out[v][:, ~allowed] = np.inf
     return out
+
+
+def tiled_orders(orders, n_samples):
+    """Fixed label orders as the (n_orders, n_samples, L) per-instance orders that
+    :func:`knn_chain_labels` takes (read-only views, no copies)."""
+    return np.stack([np.broadcast_to(order, (n_samples, len(order))) for order in orders])
 
 
 def knn_chain_labels(

@@ -39,7 +39,7 @@ from ..stats import GroupStats
 from ._base import MultiLabelNB
 from ._feature_selection import cfs_masks
 from ._inference import dynamic_greedy_search, greedy_search
-from ._knn_members import choose_neighbours, knn_chain_labels
+from ._knn_members import choose_neighbours, knn_chain_labels, tiled_orders
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._labels import binary_classes, check_label_matrix, resolve_order
 from ._neighbourhood import divide_columns, feature_scale, validation_mask
@@ -333,7 +333,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         n_samples, n_labels = Y.shape
         self._start_members(n_labels)
         self.scale_ = feature_scale(X) if self.scale else None
-        X = X if self.scale_ is None else divide_columns(X, self.scale_)
+        X = self._scaled(X)
         self.train_X_, self.train_Y_ = X, Y.astype(np.int8)
         auto = isinstance(self.n_neighbors, str)
         self.n_neighbors_ = choose_neighbours(X, Y, rng) if auto else int(self.n_neighbors)
@@ -436,7 +436,7 @@ class DynamicChainEnsemble(MultiLabelNB):
     def _orders(self, member, X_scaled, betas):
         """(n_sets, n, L) orders of one member: per width of the local F1, or its fixed one."""
         if not self._dynamic():
-            return np.tile(self.orders_[member], (X_scaled.shape[0], 1))[None]
+            return tiled_orders([self.orders_[member]], X_scaled.shape[0])
         return local_f1_orders(
             X_scaled,
             self.validation_X_[member],
@@ -448,9 +448,7 @@ class DynamicChainEnsemble(MultiLabelNB):
     def _nb_member_labels(self, X, betas):
         prepared = self.events_.prepare(X, caller=type(self).__name__)
         for member in range(len(self.member_features_)):
-            model = self._member_model(member)
-            base = self._member_log_odds(member, prepared, model)
-            weight, absent = model[2]
+            base, weight, absent = self._member_chain_terms(member, prepared)
             if not self._dynamic():
                 yield greedy_search(base, weight, absent, self.orders_[member])[0][None]
                 continue
@@ -458,18 +456,31 @@ class DynamicChainEnsemble(MultiLabelNB):
             orders = self._orders(member, X if scale is None else divide_columns(X, scale), betas)
             yield np.stack([dynamic_greedy_search(base, weight, absent, o)[0] for o in orders])
 
+    def _member_chain_terms(self, member, prepared):
+        """One NB member's independent log-odds of ``prepared`` and its label-pair terms."""
+        model = self._member_model(member)
+        return self._member_log_odds(member, prepared, model), *model[2]
+
     def _knn_member_labels(self, X, betas):
-        X = X if self.scale_ is None else divide_columns(X, self.scale_)
-        for member, rows in enumerate(self.member_rows_):
-            yield knn_chain_labels(
-                X,
-                self.train_X_[rows],
-                self.train_Y_[rows],
-                self.n_neighbors_,
-                self._orders(member, X, betas),
-                keep=self.member_keep_[member],
-                masks=self.feature_masks_[member],
-            )
+        X = self._scaled(X)
+        for member in range(len(self.member_rows_)):
+            yield self._knn_labels(member, X, self._orders(member, X, betas))
+
+    def _scaled(self, X):
+        return X if self.scale_ is None else divide_columns(X, self.scale_)
+
+    def _knn_labels(self, member, X_scaled, orders):
+        """One kNN member's labels in (n_sets, n, L) orders."""
+        rows = self.member_rows_[member]
+        return knn_chain_labels(
+            X_scaled,
+            self.train_X_[rows],
+            self.train_Y_[rows],
+            self.n_neighbors_,
+            orders,
+            keep=self.member_keep_[member],
+            masks=self.feature_masks_[member],
+        )
 
     def _member_labels_in_orders(self, X, member, orders):
         """0/1 predictions of one member in each of the given orders, (len(orders), n, L).
@@ -479,22 +490,10 @@ class DynamicChainEnsemble(MultiLabelNB):
         :class:`GeneticChainEnsemble` score their orders with. ``X`` is validated.
         """
         if self._knn():
-            scaled = X if self.scale_ is None else divide_columns(X, self.scale_)
-            rows = self.member_rows_[member]
-            tiled = np.stack([np.broadcast_to(order, (X.shape[0], len(order))) for order in orders])
-            return knn_chain_labels(
-                scaled,
-                self.train_X_[rows],
-                self.train_Y_[rows],
-                self.n_neighbors_,
-                tiled,
-                keep=self.member_keep_[member],
-                masks=self.feature_masks_[member],
-            ).astype(int)
-        model = self._member_model(member)
+            tiled = tiled_orders(orders, X.shape[0])
+            return self._knn_labels(member, self._scaled(X), tiled).astype(int)
         prepared = self.events_.prepare(X, caller=type(self).__name__)
-        base = self._member_log_odds(member, prepared, model)
-        weight, absent = model[2]
+        base, weight, absent = self._member_chain_terms(member, prepared)
         return np.stack([greedy_search(base, weight, absent, order)[0] for order in orders])
 
     def predict_proba(self, X):

@@ -37,7 +37,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..metrics import f1_score
 from ._base import MultiLabelClassifierMixin
 from ._inference import greedy_search
-from ._knn_members import knn_chain_labels
+from ._knn_members import knn_chain_labels, tiled_orders
 from ._labels import binary_classes, check_label_matrix
 from ._neighbourhood import (
     divide_columns,
@@ -115,9 +115,12 @@ class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
             return self.chain_._member_labels_in_orders(X, 0, orders)
         if self.base == "knn":
             chain = self.chain_
-            tiled = np.stack([np.broadcast_to(order, (X.shape[0], len(order))) for order in orders])
             return knn_chain_labels(
-                chain._scaled(X), chain.train_X_, chain.train_Y_, chain.n_neighbors_, tiled
+                chain._scaled(X),
+                chain.train_X_,
+                chain.train_Y_,
+                chain.n_neighbors_,
+                tiled_orders(orders, X.shape[0]),
             ).astype(int)
         base = self.chain_._independent_log_odds(X)
         weight, absent = self.chain_._label_pairs
