@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["cfs_masks"]
+__all__ = ["cap_selection", "cfs_masks"]
 
 
 def _column_moments(X, weights):
@@ -135,6 +135,12 @@ def cfs_masks(X, Y, weights, *, max_features=300, max_stale=5, rng=None):
     for step, feature in enumerate(sequence):  # a loop over search steps, not samples
         keep = (feature >= 0) & (step < best_size)
         mask[labels[keep], feature[keep]] = True
+    return cap_selection(mask, max_features, rng)
+
+
+def cap_selection(mask, max_features, rng=None):
+    """Each label's selection cut to a random ``max_features`` of it if larger (seed 003,
+    section 2.5), in place; ``rng`` defaults to ``RandomState(0)``."""
     if max_features is not None:
         rng = np.random.RandomState(0) if rng is None else rng
         for label in np.flatnonzero(mask.sum(axis=1) > max_features):

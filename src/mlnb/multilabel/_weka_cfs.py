@@ -42,6 +42,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ._feature_selection import cap_selection
+
 __all__ = ["weka_cfs_masks"]
 
 #: ``nominal=True`` refuses features with more distinct values (numeric data, not categories).
@@ -281,7 +283,6 @@ def weka_cfs_masks(X, Y, weights, *, nominal=False, max_features=300, max_stale=
         order = np.argsort(general_X, axis=0, kind="stable").T  # g x n
         if nominal:
             _check_few_values(np.take_along_axis(general_X, order.T, axis=0), general)
-    rng = np.random.RandomState(0) if rng is None else rng
     mask = np.zeros((n_labels, n_features), dtype=bool)
     for label in range(n_labels):  # each label discretises on its own rows (see above)
         if not 0 < total_positive[label] < total[label]:
@@ -312,12 +313,7 @@ def weka_cfs_masks(X, Y, weights, *, nominal=False, max_features=300, max_stale=
             features = np.asarray(features)[by_index]
             chosen = _search(E, sizes[by_index], Y[keep, label], weight, max_features, max_stale)
             mask[label, features[chosen]] = True
-    if max_features is not None:
-        for label in np.flatnonzero(mask.sum(axis=1) > max_features):
-            selected = np.flatnonzero(mask[label])
-            mask[label] = False
-            mask[label, rng.choice(selected, int(max_features), replace=False)] = True
-    return mask
+    return cap_selection(mask, max_features, rng)
 
 
 def _weka_correlation(su, with_label):
