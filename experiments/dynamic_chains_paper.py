@@ -538,12 +538,6 @@ def wilcoxon_rows(result, base, methods):
     return pd.DataFrame(rows)
 
 
-def _recorded_times(means, methods, names):
-    """The time columns recorded for every method and set (DCE rows imported from the Weka
-    run have no test time)."""
-    return [t for t in TIMES if all(np.isfinite(means[(m, n)][t]) for m in methods for n in names)]
-
-
 FIGURES = ["hamming", "example_f1_loss", "macro_f1_loss", "micro_f1_loss", "train_time"]
 
 
@@ -613,7 +607,7 @@ def base_sections(base, means, complete, names, out):
                 {n: [means[(m, n)][c] for m in paper_methods] for n in full_sets},
                 index=paper_methods,
             )
-            for c in [*CRITERIA, *_recorded_times(means, paper_methods, full_sets)]
+            for c in [*CRITERIA, *TIMES]
         }
         result = compare(scores, greater_is_better=False, alpha=ALPHA)
         result.to_csv(out / f"{PREFIX}_{base}_ranks.csv", kind="ranks")
@@ -653,7 +647,7 @@ def base_sections(base, means, complete, names, out):
             both = paper_methods + extra
             scores = {
                 c: pd.DataFrame({n: [means[(m, n)][c] for m in both] for n in every}, index=both)
-                for c in [*CRITERIA, *_recorded_times(means, both, every)]
+                for c in [*CRITERIA, *TIMES]
             }
             more = compare(scores, greater_is_better=False, alpha=ALPHA)
             more.to_csv(out / f"{PREFIX}_{base}_all_ranks.csv", kind="ranks")
@@ -824,32 +818,27 @@ def report(folds_csv, out, *, n_folds, data_dir):
             value = means.get((method, name))
             if any((method, n) in complete for n in names):
                 row[method] = (
-                    ""
-                    if value is None
-                    else f"{value['train_time']:.2f} / {value['test_time']:.2f}".replace("nan", "-")
+                    "" if value is None else f"{value['train_time']:.2f} / {value['test_time']:.2f}"
                 )
         rows.append(row)
     lines += [markdown(pd.DataFrame(rows)), ""]
-    runs = out / f"{PREFIX}_runs.log"
-    if runs.exists():
-        lines += [
-            "Runs (`dynamic_chains_runs.log`):",
-            "",
-            "```",
-            runs.read_text().strip(),
-            "```",
-            "",
-        ]
-    lines += [
+    files = (
         f"Files: `{PREFIX}_folds.csv` (every fold), `{PREFIX}_means.csv`, "
         f"`{PREFIX}_{{nb,knn}}_differences.csv`, `{PREFIX}_{{nb,knn}}_ranks.csv`, "
         f"`{PREFIX}_{{nb,knn}}_wilcoxon_holm.csv`, `{PREFIX}_{{nb,knn}}_cd_*.png/svg`, "
-        f"`{PREFIX}_{{nb,knn}}_radar.png/svg`.",
-        "",
-        MARKER,
-        "",
-    ]
-    path = out / f"{PREFIX}.md"
+        f"`{PREFIX}_{{nb,knn}}_radar.png/svg`."
+    )
+    return write_report(lines, out, PREFIX, files)
+
+
+def write_report(lines, out, prefix, files):
+    """``<prefix>.md`` from ``lines``, the runs log and the list of ``files``, keeping the
+    hand-written part of an existing report (after ``MARKER``)."""
+    runs = out / f"{prefix}_runs.log"
+    if runs.exists():
+        lines += [f"Runs (`{prefix}_runs.log`):", "", "```", runs.read_text().strip(), "```", ""]
+    lines += [files, "", MARKER, ""]
+    path = out / f"{prefix}.md"
     if path.exists():
         text = path.read_text(encoding="utf-8")
         if MARKER in text and text.split(MARKER, 1)[1].strip():

@@ -358,7 +358,7 @@ _LAYOUT = {
     "TABLE_9": ("hamming", "zero_one", "example_fdr", "example_fnr", "example_f1_loss"),
     "TABLE_10": ("macro_fdr", "macro_fnr", "macro_f1_loss"),
 }
-_BLOCKS = (
+BLOCKS = (
     ("hamming", "zero_one", "example_fdr", "example_fnr"),
     ("example_f1_loss", "macro_fdr", "macro_fnr", "macro_f1_loss"),
     ("micro_fdr", "micro_fnr", "micro_f1_loss"),
@@ -369,15 +369,22 @@ def _value(cell):
     return None if cell == "-" else float(cell)
 
 
-def _parse_full(text, criteria):
+def parse_full(text, criteria, n_methods=4, name="table"):
+    """A full-results table: ``{criterion: {paper number: (value of method 1, ...)}}``.
+
+    Every row is a paper number, then ``n_methods`` values per criterion, in order.
+    """
     out = {c: {} for c in criteria}
     for line in text.strip().splitlines():
         cells = line.split()
         number, values = int(cells[0]), [float(v) for v in cells[1:]]
-        if len(values) != 4 * len(criteria):
-            raise ValueError(f"row {number}: expected {4 * len(criteria)} values")
+        if len(values) != n_methods * len(criteria):
+            raise ValueError(
+                f"{name} row {number}: expected {n_methods * len(criteria)} values, "
+                f"got {len(values)}"
+            )
         for j, criterion in enumerate(criteria):
-            out[criterion][number] = tuple(values[4 * j : 4 * j + 4])
+            out[criterion][number] = tuple(values[n_methods * j : n_methods * (j + 1)])
     return out
 
 
@@ -389,30 +396,43 @@ def full_results(base="nb"):
     names = {"nb": ("TABLE_8", "TABLE_9", "TABLE_10"), "knn": ("TABLE_11", "TABLE_12", "TABLE_13")}
     out = {}
     for name, layout in zip(names[base], _LAYOUT.values(), strict=True):
-        out.update(_parse_full(globals()[name], layout))
+        out.update(parse_full(globals()[name], layout, name=name))
+    return {c: out[c] for c in CRITERIA}
+
+
+def parse_statistics(text, n_methods=4, *, missing_ok=True):
+    """A table of ranks and tests (Tables 2-4): ``{criterion: {"ranks": (r1, ...),
+    "friedman_p": p, "wilcoxon_holm_p": {(i, j): p}}}``.
+
+    Per block of criteria (``BLOCKS``): a row of average ranks (``n_methods`` per
+    criterion), a row of Friedman p-values (one per criterion; "-" cells between them are
+    skipped) and ``n_methods - 1`` rows of Holm-corrected Wilcoxon p-values of method i
+    against j > i. ``missing_ok``: a "-" above the diagonal is None, else an error.
+    """
+    n = n_methods
+    rows = [line.split() for line in text.strip().splitlines() if not line.startswith("#")]
+    out = {}
+    for b, criteria in enumerate(BLOCKS):
+        rank, friedman, *wilcoxon = rows[(n + 1) * b : (n + 1) * (b + 1)]
+        friedman_p = [cell for cell in friedman[1:] if cell != "-"]
+        for j, criterion in enumerate(criteria):
+            pairs = {}
+            for i, row in enumerate(wilcoxon, start=1):
+                cells = row[1:][n * j : n * (j + 1)]
+                for k in range(i + 1, n + 1):
+                    pairs[(i, k)] = _value(cells[k - 1]) if missing_ok else float(cells[k - 1])
+            out[criterion] = {
+                "ranks": tuple(float(v) for v in rank[1:][n * j : n * (j + 1)]),
+                "friedman_p": float(friedman_p[j]),
+                "wilcoxon_holm_p": pairs,
+            }
     return {c: out[c] for c in CRITERIA}
 
 
 def statistics(base="nb"):
     """Table 3 ("nb") or 4 ("knn"): ``{criterion: {"ranks": (r1..r4), "friedman_p": p,
     "wilcoxon_holm_p": {(i, j): p}}}``."""
-    text = TABLE_3 if base == "nb" else TABLE_4
-    rows = [line.split() for line in text.strip().splitlines() if not line.startswith("#")]
-    out = {}
-    for b, criteria in enumerate(_BLOCKS):
-        rank, friedman, *wilcoxon = rows[5 * b : 5 * b + 5]
-        for j, criterion in enumerate(criteria):
-            pairs = {}
-            for i, row in enumerate(wilcoxon, start=1):
-                cells = row[1:][4 * j : 4 * j + 4]
-                for k in range(i + 1, 5):
-                    pairs[(i, k)] = _value(cells[k - 1])
-            out[criterion] = {
-                "ranks": tuple(float(v) for v in rank[1:][4 * j : 4 * j + 4]),
-                "friedman_p": float(friedman[1:][4 * j]),
-                "wilcoxon_holm_p": pairs,
-            }
-    return {c: out[c] for c in CRITERIA}
+    return parse_statistics(TABLE_3 if base == "nb" else TABLE_4)
 
 
 def check_transcription():

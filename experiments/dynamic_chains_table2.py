@@ -83,7 +83,6 @@ import dynamic_chains_paper_values as paper_values  # noqa: E402  (Table 1, pape
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "experiments"
 PREFIX = "dynamic_chains_table2"
-MARKER = "<!-- discussion -->"
 SEED = 0
 FOLDS = 10
 ALPHA = 0.1
@@ -370,11 +369,6 @@ def run(datasets, methods, folds_csv, *, n_folds, data_dir, deadline, log):
 
 
 # ---- the paper's numbers ------------------------------------------------------------------
-_T2_BLOCKS = (
-    ("hamming", "zero_one", "example_fdr", "example_fnr"),
-    ("example_f1_loss", "macro_fdr", "macro_fnr", "macro_f1_loss"),
-    ("micro_fdr", "micro_fnr", "micro_f1_loss"),
-)
 _FULL_LAYOUT = {
     "TABLE_5": ("example_fdr", "example_fnr", "example_f1_loss"),
     "TABLE_6": ("macro_fdr", "macro_fnr", "macro_f1_loss", "hamming"),
@@ -384,35 +378,15 @@ _FULL_LAYOUT = {
 
 def table_2():
     """``{criterion: {"ranks": (r1..r8), "friedman_p": p, "wilcoxon_holm_p": {(i, j): p}}}``."""
-    rows = [line.split() for line in TABLE_2.strip().splitlines() if not line.startswith("#")]
-    out = {}
-    for b, criteria in enumerate(_T2_BLOCKS):
-        rank, friedman, *wilcoxon_rows = rows[9 * b : 9 * b + 9]
-        for j, criterion in enumerate(criteria):
-            pairs = {}
-            for i, row in enumerate(wilcoxon_rows, start=1):
-                cells = row[1:][8 * j : 8 * j + 8]
-                for k in range(i + 1, 9):
-                    pairs[(i, k)] = float(cells[k - 1])  # a "-" here would be a layout error
-            out[criterion] = {
-                "ranks": tuple(float(v) for v in rank[1:][8 * j : 8 * j + 8]),
-                "friedman_p": float(friedman[1 + j]),
-                "wilcoxon_holm_p": pairs,
-            }
-    return {c: out[c] for c in CRITERIA}
+    # a "-" above the diagonal would be a layout error here
+    return paper_values.parse_statistics(TABLE_2, 8, missing_ok=False)
 
 
 def full_results():
     """Tables 5-7: ``{criterion: DataFrame (paper number 1-30 x algorithms 1-8)}``."""
     out = {}
     for name, criteria in _FULL_LAYOUT.items():
-        for line in globals()[name].strip().splitlines():
-            cells = line.split()
-            number, values = int(cells[0]), [float(v) for v in cells[1:]]
-            if len(values) != 8 * len(criteria):
-                raise ValueError(f"{name} row {number}: {len(values)} values")
-            for j, criterion in enumerate(criteria):
-                out.setdefault(criterion, {})[number] = values[8 * j : 8 * j + 8]
+        out.update(paper_values.parse_full(globals()[name], criteria, 8, name=name))
     return {
         c: pd.DataFrame.from_dict(out[c], orient="index", columns=range(1, 9)).sort_index()
         for c in CRITERIA
@@ -951,31 +925,12 @@ def report(folds_csv, out, *, data_dir):
         ),
         "",
     ]
-    log_file = out / f"{PREFIX}_runs.log"
-    if log_file.exists():
-        lines += [
-            "Runs (`dynamic_chains_table2_runs.log`):",
-            "",
-            "```",
-            log_file.read_text().strip(),
-            "```",
-            "",
-        ]
-    lines += [
+    files = (
         f"Files: `{PREFIX}_folds.csv` (every fold), `{PREFIX}_means.csv`, `{PREFIX}_br_vs_cc.csv`,"
         f" `{PREFIX}_ranks.csv`, `{PREFIX}_wilcoxon_holm.csv`, `{PREFIX}_paper_on_our_sets_ranks.csv`,"
-        f" `{PREFIX}_cd_*.png/svg`, `{PREFIX}_radar.png/svg`.",
-        "",
-        MARKER,
-        "",
-    ]
-    path = out / f"{PREFIX}.md"
-    if path.exists():
-        text = path.read_text(encoding="utf-8")
-        if MARKER in text and text.split(MARKER, 1)[1].strip():
-            lines += [text.split(MARKER, 1)[1].strip(), ""]
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
+        f" `{PREFIX}_cd_*.png/svg`, `{PREFIX}_radar.png/svg`."
+    )
+    return dcp.write_report(lines, out, PREFIX, files)
 
 
 # ---- command line -------------------------------------------------------------------------
