@@ -73,13 +73,16 @@ def label_log_odds(labels, alpha=1.0, negative=None):
     ``log P(y_k = 1 | ...) - log P(y_k = 0 | ...)``: a Bernoulli feature of the classifier of
     label k, Laplace-smoothed with ``alpha`` (``P(y_j = 1 | y_k = v) = (C + alpha) /
     (N + 2 alpha)``). The diagonal is zero: a label is never a feature of itself.
-    ``negative`` as in :func:`feature_parameters`.
+    ``negative`` as in :func:`feature_parameters`. With the groups of several chains
+    stacked (group ``c * L + k``: label k of chain c), the terms are stacked the same way,
+    shape (n_chains * L) x L, each chain's diagonal zero.
     """
     model = Bernoulli(alpha=alpha, binarize=None)
     positive = model.estimate(labels)
     negative = model.estimate(labels.complement() if negative is None else negative)
     weight = positive["log_odds"] - negative["log_odds"]
     absent = positive["log_absent"] - negative["log_absent"]
-    np.fill_diagonal(weight, 0.0)
-    np.fill_diagonal(absent, 0.0)
+    group = np.arange(labels.n_groups)  # group c * L + k is label k (of chain c)
+    weight[group, group % labels.n_features] = 0.0
+    absent[group, group % labels.n_features] = 0.0
     return weight, absent

@@ -21,7 +21,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._state import atomic, check_mergeable
-from ..events import Bernoulli
 from ..stats import GroupStats
 from ._base import MultiLabelNB
 from ._inference import chain_search, stacked_layout, stacked_search
@@ -252,17 +251,14 @@ class EnsembleClassifierChains(MultiLabelNB):
         if base is None:
             return None
         prior = log_prior_odds(features.count[groups], features.count[within], self.prior_alpha)
-        # label_log_odds of every chain's pair statistics, in one pass
-        pairs, model = self.label_stats_, Bernoulli(alpha=self.label_alpha, binarize=None)
-        present = model.estimate(pairs.select_groups(groups, copy=False))
-        other = model.estimate(pairs.complement_within(groups, within))
+        pairs = self.label_stats_  # every chain's pair terms in one pass
+        weight, absent = label_log_odds(
+            pairs.select_groups(groups, copy=False),
+            self.label_alpha,
+            negative=pairs.complement_within(groups, within),
+        )
         shape = (len(samples), self.n_labels_, self.n_labels_)
-        weight = (present["log_odds"] - other["log_odds"]).reshape(shape)
-        absent = (present["log_absent"] - other["log_absent"]).reshape(shape)
-        diagonal = np.arange(self.n_labels_)
-        weight[:, diagonal, diagonal] = 0.0
-        absent[:, diagonal, diagonal] = 0.0
-        return base, prior, weight, absent
+        return base, prior, weight.reshape(shape), absent.reshape(shape)
 
     def _chain_batches(self, n_samples):
         """Chains scored together: as many as keep the stacked arrays near _STACK_BUDGET."""
