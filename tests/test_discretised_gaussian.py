@@ -99,7 +99,7 @@ def test_features_of_few_values_by_lookup_equal_every_entry(sparse):
     for column in np.flatnonzero(few):  # one pair per distinct nonzero value
         distinct = np.unique(prepared[:, column][prepared[:, column] != 0])
         np.testing.assert_array_equal(np.sort(values[features == column]), distinct)
-    terms = [params[k] for k in ("mean", "std", "precision", "zero")]
+    terms = [params.mean, params.std, params.precision, params.zero]
     every_entry = _visit_entries(prepared, _correction, terms, _BLOCK_BUDGET)
-    expected = params["zero"].sum(axis=1)[None, :] + every_entry
-    np.testing.assert_allclose(model._log_likelihood(params, data), expected, rtol=1e-12)
+    expected = params.zero.sum(axis=1)[None, :] + every_entry
+    np.testing.assert_allclose(model.score(params, data), expected, rtol=1e-12)

@@ -205,19 +205,19 @@ def test_gaussian_floor_uses_all_rows_seen():
     params = Gaussian(var_smoothing=1e-2).estimate(stats_)
     all_rows = np.vstack([wide, narrow])
     np.testing.assert_allclose(
-        params["var"][0], all_rows.var(0) + 1e-2 * all_rows.var(0).max(), rtol=1e-10
+        params.var[0], all_rows.var(0) + 1e-2 * all_rows.var(0).max(), rtol=1e-10
     )
 
 
 # ---------------------------------------------------------------- shared machinery
-def test_complement_log_likelihood_uses_the_other_rows():
+def test_complement_statistics_score_the_other_rows():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(30, 4))
     Y = (rng.random((30, 3)) < 0.4).astype(float)
     stats_ = GroupStats.from_data(X, Y)
     model = Gaussian()
     np.testing.assert_allclose(
-        model.complement_log_likelihood(stats_, X),
+        model.log_likelihood(stats_.complement(), X),
         model.log_likelihood(GroupStats.from_data(X, 1 - Y), X),
         rtol=1e-9,
     )
@@ -323,10 +323,7 @@ def test_gaussian_dense_is_exact_where_a_class_has_a_constant_feature():
     ours = Gaussian().log_likelihood(stats_, tests)
     expected = np.array(
         [
-            [
-                stats.norm.logpdf(x, params["mean"][c], np.sqrt(params["var"][c])).sum()
-                for c in (0, 1)
-            ]
+            [stats.norm.logpdf(x, params.mean[c], np.sqrt(params.var[c])).sum() for c in (0, 1)]
             for x in tests
         ]
     )
@@ -345,8 +342,8 @@ def test_log_likelihood_ratio_is_the_difference(model):
     a, b = model.estimate(stats_), model.estimate(stats_.complement())
     prepared = model.prepare(sp.csr_matrix(X))
     np.testing.assert_allclose(
-        model._log_likelihood_ratio(a, b, prepared),
-        model._log_likelihood(a, prepared) - model._log_likelihood(b, prepared),
+        model.score_ratio(a, b, prepared),
+        model.score(a, prepared) - model.score(b, prepared),
         rtol=1e-10,
         atol=1e-10,
     )
@@ -389,7 +386,7 @@ def test_stacked_log_odds_equal_each_models_ratio(model, counts, sparse):
     for k in range(n_models):
         alone = stats_.select_groups(slice(k * n_labels, (k + 1) * n_labels), total_group=totals[k])
         a, b = model.estimate(alone), model.estimate(alone.complement())
-        expected = model._log_likelihood_ratio(a, b, prepared)
+        expected = model.score_ratio(a, b, prepared)
         np.testing.assert_allclose(
             stacked[:, k * n_labels : (k + 1) * n_labels], expected, rtol=1e-10, atol=1e-10
         )
@@ -404,10 +401,10 @@ def test_gaussian_ratio_with_different_shifts_is_the_difference():
     y = rng.integers(0, 3, 40)
     model = Gaussian()
     a = model.estimate(class_stats(X, y, 3))
-    b = dict(model.estimate(class_stats(X[::-1] * 1.5, y, 3)))
-    b["shift"] = b["shift"] + 1.0  # another centre: scored apart
+    b = model.estimate(class_stats(X[::-1] * 1.5, y, 3))
+    b = b.replace(shift=b.shift + 1.0)  # another centre: scored apart
     np.testing.assert_allclose(
-        model._log_likelihood_ratio(a, b, X),
-        model._log_likelihood(a, X) - model._log_likelihood(b, X),
+        model.score_ratio(a, b, X),
+        model.score(a, X) - model.score(b, X),
         rtol=1e-10,
     )

@@ -70,16 +70,21 @@ def _allowed_classes():
     from sklearn.pipeline import Pipeline
 
     import mlnb
-    from mlnb import events, stats, text
+    from mlnb import stats, text
 
     classes = [
         getattr(mlnb, name) for name in mlnb.__all__ if isinstance(getattr(mlnb, name), type)
     ]
-    classes += [
-        getattr(events, name) for name in events.__all__ if isinstance(getattr(events, name), type)
-    ]
     classes += [stats.GroupStats, text.LogTfidfTransformer, Pipeline, CountVectorizer]
     return {f"{cls.__module__}.{cls.__qualname__}": cls for cls in classes}
+
+
+def _loadable_classes():
+    """What a model file may name: :func:`_allowed_classes`, and the event models and
+    parameter classes defined so far (mlnb's and a user's: subclassing registers them)."""
+    from mlnb.events import registered_classes
+
+    return {**registered_classes(), **_allowed_classes()}
 
 
 # Foreign (scikit-learn) classes: the fitted attributes restored, and the check of their
@@ -158,7 +163,7 @@ class _Writer:
         return {"__object__": name, "params": self.encode(params), "state": {"__dict__": state}}
 
     def encode(self, value):
-        from mlnb.events import EventModel
+        from mlnb.events import EventModel, Parameters
         from mlnb.stats import GroupStats
 
         if value is None or isinstance(value, (bool, str)):
@@ -194,11 +199,15 @@ class _Writer:
         name = _qualified(value)
         if name in _FOREIGN_STATE:
             return self.foreign(value, name)
-        mlnb_object = _is_mlnb_estimator(value) or isinstance(value, (GroupStats, EventModel))
-        if mlnb_object and name not in _allowed_classes():
+        mlnb_object = _is_mlnb_estimator(value) or isinstance(
+            value, (GroupStats, EventModel, Parameters)
+        )
+        if mlnb_object and name not in _loadable_classes():
             raise TypeError(
                 f"cannot save a {type(value).__name__}: {name} is not a class model files may hold"
             )
+        if isinstance(value, Parameters):
+            return {"__object__": name, "state": self.encode(vars(value))}
         if isinstance(value, GroupStats):
             state = {k: v for k, v in vars(value).items() if not k.startswith("_")}  # no caches
             return {"__object__": _qualified(value), "state": self.encode(state)}
@@ -407,7 +416,7 @@ def load(path):
     path = Path(path)
     meta, arrays = _read(path)
     try:
-        return _Reader(arrays, _allowed_classes()).decode(meta["model"])
+        return _Reader(arrays, _loadable_classes()).decode(meta["model"])
     except ModelFileError as error:
         raise ModelFileError(f"{path}: {error}") from None
     except (KeyError, TypeError, ValueError) as error:

@@ -274,7 +274,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
         prepared = self.events_.prepare(X, caller=type(self).__name__)
-        log_likelihood = self.events_._log_likelihood(self.params_, prepared)
+        log_likelihood = self.events_.score(self.params_, prepared)
         return log_likelihood + self.class_log_prior_[None, :]
 
     def predict_joint_log_proba(self, X):
@@ -335,12 +335,12 @@ class GaussianNB(_BaseNB):
     @property
     def theta_(self):
         """Class means, shape (n_classes, n_features)."""
-        return self.params_["mean"]
+        return self.params_.mean
 
     @property
     def var_(self):
         """Class variances with the floor added, shape (n_classes, n_features)."""
-        return self.params_["var"]
+        return self.params_.var
 
 
 class MultinomialNB(_BaseNB):
@@ -381,7 +381,7 @@ class MultinomialNB(_BaseNB):
     @property
     def feature_log_prob_(self):
         """``log phi_cv``, shape (n_classes, n_features)."""
-        return self.params_["log_phi"]
+        return self.params_.log_phi
 
 
 class BernoulliNB(_BaseNB):

@@ -18,8 +18,6 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .events import BayesianGaussian, Gaussian, Mixed
-
 __all__ = ["LogTfidfTransformer", "make_text_pipeline", "word_counter"]
 
 
@@ -111,10 +109,7 @@ def make_text_pipeline(classifier, *, vectorizer=None, tfidf=None):
     """
     if tfidf is None:
         events = classifier._event_model() if hasattr(classifier, "_event_model") else None
-        if isinstance(events, Mixed):
-            tfidf = False
-        else:
-            tfidf = isinstance(events, (Gaussian, BayesianGaussian))
+        tfidf = getattr(events, "input_kind", None) == "real"
     steps = [("counts", vectorizer if vectorizer is not None else word_counter())]
     if tfidf:
         steps.append(("tfidf", LogTfidfTransformer()))

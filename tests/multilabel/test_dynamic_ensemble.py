@@ -15,6 +15,7 @@ from mlnb import (
     MultinomialNB,
 )
 from mlnb.datasets import make_multilabel
+from mlnb.events import Gaussian
 from mlnb.multilabel._feature_selection import cfs_masks
 from mlnb.multilabel.dynamic_ensemble import undersampling_mask
 
@@ -187,10 +188,24 @@ def test_unselected_features_add_nothing_with_wekas_gaussian():
         np.testing.assert_allclose(log_odds[:, label], joint[:, 0] - joint[:, 1], rtol=1e-9)
 
 
-def test_unsupported_event_model_asks_for_no_selection():
+def test_event_model_that_cannot_silence_asks_for_no_selection():
     X, Y = dependent_labels(0, n=60)
-    with pytest.raises(ValueError, match="feature_selection=None"):
-        DynamicChainEnsemble(n_chains=1, events="bayesian_gaussian", beta=1.0).fit(X, Y)
+    with pytest.raises(TypeError, match=r"Opaque cannot silence.*feature_selection=None"):
+        DynamicChainEnsemble(n_chains=1, events=Opaque(), beta=1.0).fit(X, Y)
+    DynamicChainEnsemble(n_chains=1, events=Opaque(), feature_selection=None, beta=1.0).fit(X, Y)
+
+
+class Opaque(Gaussian):
+    """A Gaussian whose parameters are a plain dict: nothing says which are per feature."""
+
+    def estimate(self, stats):
+        return {"inner": super().estimate(stats)}
+
+    def score(self, params, X):
+        return super().score(params["inner"], X)
+
+    def score_ratio(self, params_a, params_b, X):
+        return super().score_ratio(params_a["inner"], params_b["inner"], X)
 
 
 # ---- behaviour ----------------------------------------------------------------------------

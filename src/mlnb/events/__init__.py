@@ -1,17 +1,26 @@
 """Event models: statistics -> (n_samples x n_groups) log-likelihood matrices.
 
+The protocol (``prepare``, ``estimate``, ``score``, ``score_ratio``, ``silence``,
+``input_kind``) is described in :class:`EventModel`; each model's parameters are a typed
+:class:`Parameters` object.
+
 Classical: :class:`Gaussian`, :class:`Multinomial`, :class:`Bernoulli`.
 Bayesian (posterior predictive, seed 001 eqs. 19-22): :class:`BayesianGaussian`,
 :class:`BayesianMultinomial`, :class:`BayesianBernoulli`. Column blocks: :class:`Mixed`.
 Weka's Gaussian estimator (seed 003's Naive Bayes): :class:`DiscretisedGaussian`.
 """
 
-from ._base import EventModel, entrywise_sum
-from .bernoulli import BayesianBernoulli, Bernoulli
-from .discretised import DiscretisedGaussian, weka_precision
-from .gaussian import BayesianGaussian, Gaussian
-from .mixed import Mixed
-from .multinomial import BayesianMultinomial, Multinomial
+from ._base import EventModel, Parameters, entrywise_sum, registered_classes
+from .bernoulli import BayesianBernoulli, Bernoulli, BernoulliParameters
+from .discretised import DiscretisedGaussian, DiscretisedGaussianParameters, weka_precision
+from .gaussian import BayesianGaussian, Gaussian, GaussianParameters, StudentTParameters
+from .mixed import Mixed, MixedParameters
+from .multinomial import (
+    BayesianMultinomial,
+    DirichletMultinomialParameters,
+    Multinomial,
+    MultinomialParameters,
+)
 
 __all__ = [
     "EVENT_MODELS",
@@ -19,13 +28,22 @@ __all__ = [
     "BayesianGaussian",
     "BayesianMultinomial",
     "Bernoulli",
+    "BernoulliParameters",
+    "DirichletMultinomialParameters",
     "DiscretisedGaussian",
+    "DiscretisedGaussianParameters",
     "EventModel",
     "Gaussian",
+    "GaussianParameters",
     "Mixed",
+    "MixedParameters",
     "Multinomial",
+    "MultinomialParameters",
+    "Parameters",
+    "StudentTParameters",
     "entrywise_sum",
     "make_event_model",
+    "registered_classes",
     "weka_precision",
 ]
 
@@ -46,6 +64,10 @@ def make_event_model(spec):
         return spec
     if isinstance(spec, str) and spec in EVENT_MODELS:
         return EVENT_MODELS[spec]()
+    if isinstance(spec, type) and issubclass(spec, EventModel):
+        raise TypeError(
+            f"events={spec.__name__} is a class; pass an instance, e.g. {spec.__name__}()"
+        )
     raise ValueError(
         f"unknown event model {spec!r}; use one of {sorted(EVENT_MODELS)} or an object "
         "from mlnb.events"

@@ -1,32 +1,101 @@
-"""The event-model interface and the sparse-aware entrywise sum it shares.
+"""The event-model protocol and the sparse-aware entrywise sum it shares.
 
 An event model turns :class:`mlnb.stats.GroupStats` into an (n_samples x n_groups) matrix of
 log-likelihoods ``log p(x | group)``. It holds hyper-parameters only (no fitted state), so one
 model object can serve any statistics: those of single-label classes, of every label at once
 (binary relevance) or of their complements.
+
+The protocol that estimators use (every method public):
+
+- ``prepare(X)``: check the input and transform it (binarise, reorder blocks, round);
+- ``estimate(stats)``: a :class:`Parameters` object (typed, named arrays per group);
+- ``score(params, X)``: ``log p(x | group)`` of prepared rows, shape (n_samples, n_groups);
+- ``score_ratio(a, b, X)``: ``score(a, X) - score(b, X)``, in one pass where possible;
+- ``silence(positive, negative, mask)``: parameters of a binary problem (a label and its
+  negatives) in which the features outside ``mask`` add nothing to the log-odds (feature
+  selection);
+- ``input_kind``: ``"counts"``, ``"binary"``, ``"real"`` or ``"mixed"``: what the model
+  expects of X (the text pipeline gives TF-IDF to ``"real"`` models).
+
+A new event model subclasses :class:`EventModel` and implements ``estimate`` and ``score``;
+with its parameters a :class:`Parameters` dataclass that lists its per-feature fields,
+``silence`` works unchanged. Subclasses are registered when defined, so model files may hold
+them (a file can only name classes the loading process has already defined).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-__all__ = ["EventModel", "entrywise_sum", "transposed_difference"]
+__all__ = [
+    "EventModel",
+    "Parameters",
+    "entrywise_sum",
+    "registered_classes",
+    "transposed_difference",
+]
 
 # Largest number of float64 temporaries (about 32 MB) an entrywise sum builds at once.
 _BLOCK_BUDGET = 1 << 22
 # Features with at most this many distinct nonzero values are summed by lookup.
 _MAX_LOOKUP_VALUES = 32
 
+# Event models and parameter classes by qualified name, as defined (see registered_classes).
+_REGISTRY = {}
+
+
+def _register(cls):
+    _REGISTRY[f"{cls.__module__}.{cls.__qualname__}"] = cls
+
+
+def registered_classes():
+    """Every event-model and parameter class defined so far, by qualified name.
+
+    What :mod:`mlnb.io` lets a model file name: mlnb's own classes and those a user's code
+    has defined (subclassing registers them); a file never causes an import.
+    """
+    return dict(_REGISTRY)
+
+
+class Parameters:
+    """Base of the event models' parameter objects: named (n_groups x n_features) arrays.
+
+    Subclasses are dataclasses. ``per_feature`` names the fields holding one value per
+    group and feature, which :meth:`EventModel.silence` swaps feature by feature;
+    :meth:`refreshed` recomputes what is derived from them (e.g. sums over features).
+    """
+
+    #: Fields with one value per (group, feature).
+    per_feature = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _register(cls)
+
+    def replace(self, **changes):
+        """A copy with some fields replaced (derived fields recomputed)."""
+        return dataclasses.replace(self, **changes).refreshed()
+
+    def refreshed(self):
+        """This object with its derived fields recomputed (default: none)."""
+        return self
+
 
 class EventModel(BaseEstimator):
     """Base class: hyper-parameters in, log-likelihood matrices out.
 
-    Subclasses implement :meth:`estimate` (statistics -> parameters) and
-    :meth:`_log_likelihood` (parameters, prepared X -> log-likelihoods), and may override
-    :meth:`prepare` (input checks and transforms such as binarisation).
+    Subclasses implement :meth:`estimate` (statistics -> :class:`Parameters`) and
+    :meth:`score` (parameters, prepared X -> log-likelihoods), and may override
+    :meth:`prepare` (input checks and transforms such as binarisation),
+    :meth:`score_ratio` (one pass for both sides) and :meth:`silence`.
     """
+
+    #: What the model expects of X: "counts", "binary", "real" or "mixed".
+    input_kind = "real"
 
     #: Whether the statistics must carry centred second moments.
     second_moments = False
@@ -39,6 +108,10 @@ class EventModel(BaseEstimator):
     #: Whether :meth:`estimate` reads ``stats.total_*`` (see :meth:`estimate_stacked`).
     _estimate_reads_totals = True
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _register(cls)
+
     def statistics_key(self):
         """What the statistics depend on: models with equal keys can share statistics."""
         values = tuple(repr(getattr(self, name)) for name in self._statistics_params)
@@ -49,8 +122,62 @@ class EventModel(BaseEstimator):
         return X
 
     def estimate(self, stats):
-        """Parameters of the class-conditional distributions, from statistics."""
-        raise NotImplementedError
+        """Parameters of the groups' distributions, from statistics.
+
+        Parameters
+        ----------
+        stats : GroupStats
+
+        Returns
+        -------
+        Parameters
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not implement estimate")
+
+    def score(self, params, X):
+        """``log p(x_i | group)`` of prepared rows, shape (n_samples, n_groups).
+
+        Parameters
+        ----------
+        params : Parameters
+            The result of :meth:`estimate`.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows already passed through :meth:`prepare`.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not implement score")
+
+    def score_ratio(self, params_a, params_b, X):
+        """``log p(x | a) - log p(x | b)`` row by row and group by group (prepared X).
+
+        Models whose log-likelihood is linear in X override this with one product.
+        """
+        return self.score(params_a, X) - self.score(params_b, X)
+
+    def silence(self, positive, negative, mask):
+        """Parameters of binary problems in which unselected features carry no evidence.
+
+        ``positive`` and ``negative`` are the parameters of each group (e.g. a label's
+        rows) and of its negatives; ``mask`` (n_groups x n_features, bool) the features
+        selected per group. Default: the negative side's values of every
+        ``per_feature`` field for the positive side where ``mask`` is False, so that an
+        unselected feature adds exactly nothing to ``score_ratio``.
+
+        Returns
+        -------
+        (positive, negative) : tuple of Parameters
+        """
+        fields = getattr(positive, "per_feature", ())
+        if not fields:
+            raise TypeError(
+                f"{type(self).__name__} cannot silence features: its parameters "
+                f"({type(positive).__name__}) list no per-feature fields; use "
+                "feature_selection=None or give the model a silence method"
+            )
+        changes = {
+            name: np.where(mask, getattr(positive, name), getattr(negative, name))
+            for name in fields
+        }
+        return positive.replace(**changes), negative
 
     def estimate_stacked(self, stats, totals, member):
         """Parameters of several models' groups at once, or None if not supported.
@@ -59,7 +186,7 @@ class EventModel(BaseEstimator):
         each fitted on its own sample): group g belongs to model ``member[g]``, whose
         totals (what :meth:`estimate` reads from ``stats.total_*``) are group
         ``member[g]`` of ``totals``. The result scores every group as ``estimate`` of its
-        model's own statistics would, so that one :meth:`_log_likelihood_ratio` call
+        model's own statistics would, so that one :meth:`score_ratio` call
         serves all the models. Models whose estimate does not read the totals
         (``_estimate_reads_totals = False``) estimate the stack as it is; the others
         return None unless they override this method, and callers then estimate each
@@ -87,7 +214,7 @@ class EventModel(BaseEstimator):
         rest = stats.complement_within(groups, np.asarray(totals)[member])
         negative = self.estimate_stacked(rest, model_totals, member)
         del rest
-        return self._log_likelihood_ratio(positive, negative, X)
+        return self.score_ratio(positive, negative, X)
 
     def estimate_columns(self, stats, columns):
         """Parameters for the given feature columns only (``zero_features_silent`` models).
@@ -96,16 +223,6 @@ class EventModel(BaseEstimator):
         every other column of ``X`` is zero.
         """
         raise NotImplementedError(f"{type(self).__name__} needs every column to score a row")
-
-    def _log_likelihood(self, params, X):
-        raise NotImplementedError
-
-    def _log_likelihood_ratio(self, params_a, params_b, X):
-        """``log p(x | a) - log p(x | b)`` row by row and group by group.
-
-        Models whose log-likelihood is linear in X override this with one product.
-        """
-        return self._log_likelihood(params_a, X) - self._log_likelihood(params_b, X)
 
     def log_likelihood(self, stats, X, *, params=None):
         """``log p(x_i | group)`` for every row and group, shape (n_samples, n_groups).
@@ -116,16 +233,12 @@ class EventModel(BaseEstimator):
             Statistics of the groups.
         X : ndarray or CSR matrix of shape (n_samples, n_features)
             Rows to score (validated finite floats); :meth:`prepare` is applied.
-        params : object, optional
+        params : Parameters, optional
             The result of ``estimate(stats)``, when cached by the caller.
         """
         if params is None:
             params = self.estimate(stats)
-        return self._log_likelihood(params, self.prepare(X))
-
-    def complement_log_likelihood(self, stats, X):
-        """``log p(x_i | not group)``, from total minus group statistics (binary relevance)."""
-        return self.log_likelihood(stats.complement(), X)
+        return self.score(params, self.prepare(X))
 
 
 def transposed_difference(a, b):

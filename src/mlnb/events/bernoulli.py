@@ -9,19 +9,42 @@ section 1 on the paper's wording). Absent words count: ``log(1 - p_cv)``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import EventModel, _positive, transposed_difference
+from ._base import EventModel, Parameters, _positive, transposed_difference
 
-__all__ = ["Bernoulli", "BayesianBernoulli"]
+__all__ = ["BayesianBernoulli", "Bernoulli", "BernoulliParameters"]
 
 _MIN_SMOOTHING = 1e-10
+
+
+@dataclass
+class BernoulliParameters(Parameters):
+    """``log_odds = log p - log(1 - p)`` and ``log_absent = log(1 - p)`` of every group and
+    feature (n_groups x n_features); ``log_absent_sum`` (n_groups,) is derived."""
+
+    log_odds: np.ndarray
+    log_absent: np.ndarray
+    log_absent_sum: np.ndarray = None
+
+    per_feature = ("log_odds", "log_absent")
+
+    def __post_init__(self):
+        if self.log_absent_sum is None:
+            self.log_absent_sum = self.log_absent.sum(axis=1)
+
+    def refreshed(self):
+        self.log_absent_sum = self.log_absent.sum(axis=1)
+        return self
 
 
 class _BetaBernoulli(EventModel):
     """Shared Bernoulli computation; subclasses say which Beta(a, b) prior they mean."""
 
+    input_kind = "binary"
     _statistics_params = ("binarize",)
     _estimate_reads_totals = False
 
@@ -56,18 +79,14 @@ class _BetaBernoulli(EventModel):
         count = stats.count[:, None]
         log_present = np.log(stats.sums + a) - np.log(count + a + b)
         log_absent = np.log(count - stats.sums + b) - np.log(count + a + b)
-        return {
-            "log_odds": log_present - log_absent,
-            "log_absent": log_absent,
-            "log_absent_sum": log_absent.sum(axis=1),
-        }
+        return BernoulliParameters(log_present - log_absent, log_absent)
 
-    def _log_likelihood(self, params, X):
-        return np.asarray(X @ params["log_odds"].T) + params["log_absent_sum"][None, :]
+    def score(self, params, X):
+        return np.asarray(X @ params.log_odds.T) + params.log_absent_sum[None, :]
 
-    def _log_likelihood_ratio(self, params_a, params_b, X):
-        odds = transposed_difference(params_a["log_odds"], params_b["log_odds"])
-        absent = params_a["log_absent_sum"] - params_b["log_absent_sum"]
+    def score_ratio(self, params_a, params_b, X):
+        odds = transposed_difference(params_a.log_odds, params_b.log_odds)
+        absent = params_a.log_absent_sum - params_b.log_absent_sum
         return np.asarray(X @ odds) + absent[None, :]
 
 

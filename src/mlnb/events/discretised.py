@@ -19,13 +19,15 @@ additive still holds; only the precision, a property of the data, is given up fr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import log_ndtr
 
-from ._base import EventModel, entrywise_sum
+from ._base import EventModel, Parameters, entrywise_sum
 
-__all__ = ["DiscretisedGaussian", "weka_precision"]
+__all__ = ["DiscretisedGaussian", "DiscretisedGaussianParameters", "weka_precision"]
 
 _WEKA_DEFAULT_PRECISION = 0.01
 
@@ -69,6 +71,27 @@ def _log_interval(x, mean, std, precision):
 def _correction(x, mean, std, precision, at_zero):
     """What a stored value x adds over the value 0 (vanishes at x = 0)."""
     return np.where(x == 0, 0.0, _log_interval(x, mean, std, precision) - at_zero)
+
+
+@dataclass
+class DiscretisedGaussianParameters(Parameters):
+    """Means, deviations and interval widths (n_groups x n_features); ``zero``, the log
+    probability of the interval around 0 (derived)."""
+
+    mean: np.ndarray
+    std: np.ndarray
+    precision: np.ndarray
+    zero: np.ndarray = None
+
+    per_feature = ("mean", "std")
+
+    def __post_init__(self):
+        if self.zero is None:
+            self.zero = _log_interval(0.0, self.mean, self.std, self.precision)
+
+    def refreshed(self):
+        self.zero = _log_interval(0.0, self.mean, self.std, self.precision)
+        return self
 
 
 class DiscretisedGaussian(EventModel):
@@ -115,14 +138,8 @@ class DiscretisedGaussian(EventModel):
         std = np.sqrt(np.where(count > 0, np.maximum(stats.var, 0.0), 0.0))
         floor = np.broadcast_to(precision / 6.0, mean.shape)
         std = np.where(std > 1e-10, np.maximum(std, floor), floor)
-        return self.parameters(mean, std, np.broadcast_to(precision, mean.shape))
+        return DiscretisedGaussianParameters(mean, std, np.broadcast_to(precision, mean.shape))
 
-    @staticmethod
-    def parameters(mean, std, precision):
-        """The parameter dictionary of given means, deviations and precisions (g x d)."""
-        zero = _log_interval(0.0, mean, std, precision)
-        return {"mean": mean, "std": std, "precision": precision, "zero": zero}
-
-    def _log_likelihood(self, params, X):
-        terms = [params["mean"], params["std"], params["precision"], params["zero"]]
-        return params["zero"].sum(axis=1)[None, :] + entrywise_sum(X, _correction, terms)
+    def score(self, params, X):
+        terms = [params.mean, params.std, params.precision, params.zero]
+        return params.zero.sum(axis=1)[None, :] + entrywise_sum(X, _correction, terms)

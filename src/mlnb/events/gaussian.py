@@ -7,15 +7,54 @@ constant (every feature at zero) plus corrections for its non-zero entries only.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from ._base import EventModel, _positive, entrywise_sum
+from ._base import EventModel, Parameters, _positive, entrywise_sum
 
-__all__ = ["Gaussian", "BayesianGaussian"]
+__all__ = ["BayesianGaussian", "Gaussian", "GaussianParameters", "StudentTParameters"]
 
 _LOG_2PI = np.log(2 * np.pi)
+
+
+@dataclass
+class GaussianParameters(Parameters):
+    """Class means and floored variances (n_groups x n_features), and ``shift``, the centre
+    (n_features,) about which dense rows' squares are expanded (a conditioning choice)."""
+
+    mean: np.ndarray
+    var: np.ndarray
+    shift: np.ndarray
+
+    per_feature = ("mean", "var")
+
+
+@dataclass
+class StudentTParameters(Parameters):
+    """Student-t posterior predictive of :class:`BayesianGaussian`, each (n_groups x
+    n_features): the posterior mean, the scale ``lam_D / (2 (lam_D + 1))``, the rate
+    ``b_D``, the exponent ``a_D + 1/2`` and ``log_norm``, each feature's log-density at 0;
+    ``at_zero`` (n_groups,) is the log-density of the all-zero row (derived)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    rate: np.ndarray
+    exponent: np.ndarray
+    log_norm: np.ndarray
+    at_zero: np.ndarray = None
+
+    per_feature = ("mean", "scale", "rate", "exponent", "log_norm")
+
+    def __post_init__(self):
+        if self.at_zero is None:
+            self.at_zero = self.log_norm.sum(axis=1)
+
+    def refreshed(self):
+        self.at_zero = self.log_norm.sum(axis=1)
+        return self
 
 
 class Gaussian(EventModel):
@@ -61,11 +100,11 @@ class Gaussian(EventModel):
         var = stats.var + floor
         if np.any(var <= 0):
             raise ValueError("var_smoothing must be > 0 when a class has a constant feature")
-        return {"mean": stats.mean, "var": var, "shift": shift}
+        return GaussianParameters(stats.mean, var, shift)
 
-    def _log_likelihood(self, params, X):
-        mean, precision = params["mean"], 1.0 / params["var"]
-        log_norm = -0.5 * (_LOG_2PI + np.log(params["var"])).sum(axis=1)
+    def score(self, params, X):
+        mean, precision = params.mean, 1.0 / params.var
+        log_norm = -0.5 * (_LOG_2PI + np.log(params.var)).sum(axis=1)
         if sp.issparse(X):
             # sum_v (x - m)^2 p = sum_v m^2 p + sum_{x_v != 0} (x^2 p - 2 x m p)
             constant = log_norm - 0.5 * (mean**2 * precision).sum(axis=1)
@@ -75,21 +114,21 @@ class Gaussian(EventModel):
                 - 0.5 * np.asarray(squares @ precision.T)
                 + np.asarray(X @ (mean * precision).T)
             )
-        return log_norm[None, :] + _dense_quadratic(X, mean, precision, params["shift"])
+        return log_norm[None, :] + _dense_quadratic(X, mean, precision, params.shift)
 
-    def _log_likelihood_ratio(self, params_a, params_b, X):
+    def score_ratio(self, params_a, params_b, X):
         """Both sides in one pass: one set of products with the difference of the weights.
 
         The normalising constants' ``log(2 pi)`` cancel; with different shifts (not the
         case for a model's groups and their complements) the sides are scored apart.
         """
-        shift = params_a["shift"]
-        if not (params_b["shift"] is shift or np.array_equal(params_b["shift"], shift)):
-            return super()._log_likelihood_ratio(params_a, params_b, X)
-        mean = np.concatenate([params_a["mean"], params_b["mean"]])
-        var = np.concatenate([params_a["var"], params_b["var"]])
+        shift = params_a.shift
+        if not (params_b.shift is shift or np.array_equal(params_b.shift, shift)):
+            return super().score_ratio(params_a, params_b, X)
+        mean = np.concatenate([params_a.mean, params_b.mean])
+        var = np.concatenate([params_a.var, params_b.var])
         precision = 1.0 / var
-        n_groups = params_a["mean"].shape[0]
+        n_groups = params_a.mean.shape[0]
         log_var = np.log(var).sum(axis=1)
         log_norm = -0.5 * (log_var[:n_groups] - log_var[n_groups:])
         if sp.issparse(X):
@@ -225,6 +264,7 @@ class BayesianGaussian(EventModel):
         b_post = b + 0.5 * (stats.m2 + lam * count * (xbar - mu) ** 2 / lam_post)
         scale = lam_post / (2.0 * (lam_post + 1.0))
         exponent = a_post + 0.5
+        rate = np.broadcast_to(b_post, xbar.shape)
         log_norm = (
             a_post * np.log(b_post)
             + 0.5 * np.log(lam_post)
@@ -236,11 +276,9 @@ class BayesianGaussian(EventModel):
         )
         mean_post = np.broadcast_to(mean_post, xbar.shape)
         scale = np.broadcast_to(scale, xbar.shape)
-        return {
-            "at_zero": log_norm.sum(axis=1),
-            "terms": [mean_post, scale, np.broadcast_to(b_post, xbar.shape), exponent],
-        }
+        return StudentTParameters(mean_post, scale, rate, exponent, log_norm)
 
-    def _log_likelihood(self, params, X):
-        corrections = entrywise_sum(X, _student_t_term, params["terms"])
-        return params["at_zero"][None, :] + corrections
+    def score(self, params, X):
+        terms = [params.mean, params.scale, params.rate, params.exponent]
+        corrections = entrywise_sum(X, _student_t_term, terms)
+        return params.at_zero[None, :] + corrections

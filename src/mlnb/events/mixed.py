@@ -7,12 +7,21 @@ given the group). Used, for example, for Gaussian features beside Bernoulli labe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import EventModel
+from ._base import EventModel, Parameters
 
-__all__ = ["Mixed"]
+__all__ = ["Mixed", "MixedParameters"]
+
+
+@dataclass
+class MixedParameters(Parameters):
+    """Per block: (event model, its columns in the prepared layout, its parameters)."""
+
+    blocks: list
 
 
 class Mixed(EventModel):
@@ -30,6 +39,7 @@ class Mixed(EventModel):
         must belong to exactly one block.
     """
 
+    input_kind = "mixed"
     _statistics_params = ("blocks",)
 
     def __init__(self, blocks=None):
@@ -76,9 +86,26 @@ class Mixed(EventModel):
 
     def estimate(self, stats):
         layout = self._layout(stats.n_features)
-        return [
+        blocks = [
             (model, part, model.estimate(stats.select_features(part))) for model, _, part in layout
         ]
+        return MixedParameters(blocks)
 
-    def _log_likelihood(self, params, X):
-        return sum(model._log_likelihood(block, X[:, part]) for model, part, block in params)
+    def score(self, params, X):
+        return sum(model.score(block, X[:, part]) for model, part, block in params.blocks)
+
+    def silence(self, positive, negative, mask):
+        """Each block silenced by its own model (``mask`` in the prepared column order)."""
+        pairs = [
+            model.silence(a, b, mask[:, part])
+            for (model, part, a), (_, _, b) in zip(positive.blocks, negative.blocks, strict=True)
+        ]
+        return tuple(
+            MixedParameters(
+                [
+                    (model, part, pair[side])
+                    for (model, part, _), pair in zip(positive.blocks, pairs, strict=True)
+                ]
+            )
+            for side in (0, 1)
+        )

@@ -6,13 +6,20 @@ posterior predictive. Statistics used: the per-class word counts ``n_cv`` (``sta
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from ._base import EventModel, _positive, entrywise_sum, transposed_difference
+from ._base import EventModel, Parameters, _positive, entrywise_sum, transposed_difference
 
-__all__ = ["Multinomial", "BayesianMultinomial"]
+__all__ = [
+    "BayesianMultinomial",
+    "DirichletMultinomialParameters",
+    "Multinomial",
+    "MultinomialParameters",
+]
 
 # alpha = 0 would give log(0) for unseen words: floor it as scikit-learn does without force_alpha.
 _MIN_SMOOTHING = 1e-10
@@ -20,9 +27,31 @@ _MIN_SMOOTHING = 1e-10
 _RATIO_BLOCK = 1 << 16
 
 
+@dataclass
+class MultinomialParameters(Parameters):
+    """``log_phi``: log word probabilities, shape (n_groups, n_features)."""
+
+    log_phi: np.ndarray
+
+
+@dataclass
+class DirichletMultinomialParameters(Parameters):
+    """Posterior of :class:`BayesianMultinomial`.
+
+    ``smoothed``: ``beta + n_cv`` (n_groups x n_features); ``class_total``: ``V beta + n_c``
+    over the words that count (n_groups,); ``words``: None (every word counts) or the 0/1
+    (n_groups x n_features) mask of the words that count (after :meth:`~EventModel.silence`).
+    """
+
+    smoothed: np.ndarray
+    class_total: np.ndarray
+    words: np.ndarray | None = None
+
+
 class _CountModel(EventModel):
     """Shared input check: counts (or any non-negative values)."""
 
+    input_kind = "counts"
     zero_features_silent = True
     _estimate_reads_totals = False
 
@@ -61,10 +90,21 @@ class Multinomial(_CountModel):
         log_phi = stats.sums[:, columns] + alpha
         np.log(log_phi, out=log_phi)  # in place: one (groups x features) array, not three
         log_phi -= np.log(class_total)
-        return {"log_phi": log_phi}
+        return MultinomialParameters(log_phi)
 
-    def _log_likelihood(self, params, X):
-        return np.asarray(X @ params["log_phi"].T)
+    def score(self, params, X):
+        return np.asarray(X @ params.log_phi.T)
+
+    def silence(self, positive, negative, mask):
+        """Each side's word distribution renormalised over the selected words.
+
+        Naive Bayes on the selected words alone: an unselected word adds nothing to either
+        side's log-likelihood.
+        """
+        return tuple(
+            MultinomialParameters(_renormalised(side.log_phi, mask))
+            for side in (positive, negative)
+        )
 
     def stacked_log_odds(self, stats, groups, totals, member, X):
         """One pass from the statistics to the weights of the product, for several models.
@@ -101,13 +141,27 @@ class Multinomial(_CountModel):
         weights -= (np.log(own + smoothing) - np.log(rest + smoothing))[None, :]
         return np.asarray(X @ weights)
 
-    def _log_likelihood_ratio(self, params_a, params_b, X):
-        return np.asarray(X @ transposed_difference(params_a["log_phi"], params_b["log_phi"]))
+    def score_ratio(self, params_a, params_b, X):
+        return np.asarray(X @ transposed_difference(params_a.log_phi, params_b.log_phi))
+
+
+def _renormalised(log_phi, mask):
+    """``log_phi`` renormalised over the masked words of each group, 0 elsewhere."""
+    log_phi = np.where(mask, log_phi, -np.inf)
+    peak = np.max(log_phi, axis=1, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)
+    log_total = peak + np.log(np.exp(log_phi - peak).sum(axis=1, keepdims=True))
+    return np.where(mask, log_phi - log_total, 0.0)
 
 
 def _dirichlet_multinomial_term(x, smoothed_count):
     """``lgamma(beta + n_cv + x) - lgamma(beta + n_cv)``: zero at x = 0."""
     return gammaln(smoothed_count + x) - gammaln(smoothed_count)
+
+
+def _masked_dirichlet_multinomial_term(x, smoothed_count, words):
+    """:func:`_dirichlet_multinomial_term` of the words that count (``words`` 1), else 0."""
+    return words * (gammaln(smoothed_count + x) - gammaln(smoothed_count))
 
 
 class BayesianMultinomial(_CountModel):
@@ -136,11 +190,28 @@ class BayesianMultinomial(_CountModel):
     def estimate_columns(self, stats, columns):
         beta = _positive(self.beta, "beta", floor=_MIN_SMOOTHING)
         class_total = stats.group_sums() + stats.n_features * beta
-        return {"smoothed": stats.sums[:, columns] + beta, "class_total": class_total}
+        return DirichletMultinomialParameters(stats.sums[:, columns] + beta, class_total)
 
-    def _log_likelihood(self, params, X):
+    def score(self, params, X):
         X = sp.csr_matrix(X) if not sp.issparse(X) else X
-        doc_length = np.asarray(X.sum(axis=1)).ravel()[:, None]
-        class_total = params["class_total"][None, :]
-        words = entrywise_sum(X, _dirichlet_multinomial_term, [params["smoothed"]])
+        class_total = params.class_total[None, :]
+        if params.words is None:
+            doc_length = np.asarray(X.sum(axis=1)).ravel()[:, None]
+            words = entrywise_sum(X, _dirichlet_multinomial_term, [params.smoothed])
+        else:
+            doc_length = np.asarray(X @ params.words.T)
+            words = entrywise_sum(
+                X, _masked_dirichlet_multinomial_term, [params.smoothed, params.words]
+            )
         return gammaln(class_total) - gammaln(class_total + doc_length) + words
+
+    def silence(self, positive, negative, mask):
+        """Each side's predictive over the selected words alone (Dirichlet-multinomial of
+        the document restricted to them: its length counts those words only)."""
+        words = np.asarray(mask, dtype=float)
+        return tuple(
+            DirichletMultinomialParameters(
+                side.smoothed, (side.smoothed * words).sum(axis=1), words
+            )
+            for side in (positive, negative)
+        )

@@ -53,7 +53,7 @@ def feature_log_odds(events, features, X, *, params=None):
     if params is None:
         params = feature_parameters(events, features)
     positive, negative = params
-    return events._log_likelihood_ratio(positive, negative, X)
+    return events.score_ratio(positive, negative, X)
 
 
 def feature_parameters(events, features, negative=None):
@@ -80,8 +80,8 @@ def label_log_odds(labels, alpha=1.0, negative=None):
     model = Bernoulli(alpha=alpha, binarize=None)
     positive = model.estimate(labels)
     negative = model.estimate(labels.complement() if negative is None else negative)
-    weight = positive["log_odds"] - negative["log_odds"]
-    absent = positive["log_absent"] - negative["log_absent"]
+    weight = positive.log_odds - negative.log_odds
+    absent = positive.log_absent - negative.log_absent
     group = np.arange(labels.n_groups)  # group c * L + k is label k (of chain c)
     weight[group, group % labels.n_features] = 0.0
     absent[group, group % labels.n_features] = 0.0

@@ -32,8 +32,6 @@ from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ..events import BayesianBernoulli, Bernoulli, Gaussian, Multinomial
-from ..events.discretised import DiscretisedGaussian
 from ..metrics import f1_score
 from ..stats import GroupStats
 from ._base import MultiLabelNB
@@ -79,39 +77,6 @@ def undersampling_mask(Y, max_imbalance, rng):
     rank = np.argsort(np.argsort(priority, axis=0, kind="stable"), axis=0, kind="stable")
     keep[in_majority & (rank >= limit[None, :]) & reduce[None, :]] = 0.0
     return keep
-
-
-def _select_features(events, params, mask):
-    """Event parameters with the features outside ``mask`` (L x d) silenced per label.
-
-    Per-feature models get the negative class's parameters for both classes there, so a
-    silenced feature adds exactly nothing to the log-odds; the multinomial renormalises
-    each class's word distribution over the selected words (NB on those words alone).
-    """
-    positive, negative = ({**p} for p in params)
-    if isinstance(events, Gaussian):
-        for key in ("mean", "var"):
-            positive[key] = np.where(mask, positive[key], negative[key])
-    elif isinstance(events, DiscretisedGaussian):
-        mean, std = (np.where(mask, positive[k], negative[k]) for k in ("mean", "std"))
-        positive = events.parameters(mean, std, positive["precision"])
-    elif isinstance(events, (Bernoulli, BayesianBernoulli)):
-        for key in ("log_odds", "log_absent"):
-            positive[key] = np.where(mask, positive[key], negative[key])
-        positive["log_absent_sum"] = positive["log_absent"].sum(axis=1)
-    elif type(events) is Multinomial:
-        for side in (positive, negative):
-            log_phi = np.where(mask, side["log_phi"], -np.inf)
-            peak = np.max(log_phi, axis=1, keepdims=True)
-            peak = np.where(np.isfinite(peak), peak, 0.0)
-            log_total = peak + np.log(np.exp(log_phi - peak).sum(axis=1, keepdims=True))
-            side["log_phi"] = np.where(mask, side["log_phi"] - log_total, 0.0)
-    else:
-        raise ValueError(
-            f"feature selection supports the Gaussian (classical or discretised), Bernoulli "
-            f"and multinomial event models; got {type(events).__name__}: use feature_selection=None"
-        )
-    return positive, negative
 
 
 class DynamicChainEnsemble(MultiLabelNB):
@@ -408,7 +373,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         holding, other = features.select_groups(positive), features.select_groups(negative)
         params = feature_parameters(self.events_, holding, other)
         if self.feature_masks_[member] is not None:
-            params = _select_features(self.events_, params, self.feature_masks_[member])
+            params = self.events_.silence(*params, self.feature_masks_[member])
         prior = log_prior_odds(holding.count, holding.count + other.count, self.prior_alpha)
         pairs = label_log_odds(
             labels.select_groups(positive),

@@ -444,7 +444,7 @@ class NaiBX(MultiLabelNB):
         """``log P(M = m) + sum_i log p(x_i | m)`` of f0 over the stored sizes; -inf if unseen."""
         groups = model["size_groups"]
         joint = np.full((X.shape[0], self.size_stats_.n_groups), -np.inf)
-        joint[:, groups] = self.events_._log_likelihood(model["size_params"], X)
+        joint[:, groups] = self.events_.score(model["size_params"], X)
         joint[:, groups] += model["log_size_prior"][groups]
         return joint
 
@@ -491,7 +491,7 @@ class NaiBX(MultiLabelNB):
         order = np.argsort(-sizes, kind="stable")
         sorted_sizes = sizes[order]
         # Terms that do not depend on the step: log P(y) + sum_i log p(x_i | y) + log P(m | y).
-        score = self.events_._log_likelihood(model["label_params"], prepared[order])
+        score = self.events_.score(model["label_params"], prepared[order])
         score += model["log_label_prior"]
         score += model["log_size_given_label"][np.minimum(sorted_sizes, self.size_stats_.n_groups)]
         score[:, unseen] = -np.inf

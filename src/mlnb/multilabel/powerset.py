@@ -154,7 +154,7 @@ class _PowersetEnsemble(MultiLabelClassifierMixin, BaseEstimator):
             for subset, params, prior, sets in zip(
                 self.subsets_, self._params, self._log_priors, self.label_sets_, strict=True
             ):
-                joint = self.events_._log_likelihood(params, prepared) + prior
+                joint = self.events_.score(params, prepared) + prior
                 posterior = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
                 yield subset, posterior @ sets, sets[np.argmax(joint, axis=1)]
             return
