@@ -1,13 +1,16 @@
-"""Estimator state helpers: all-or-nothing updates and merge compatibility checks."""
+"""Estimator state helpers: all-or-nothing updates, merge compatibility checks, and the
+checks and state transfer that training from chunks (:mod:`mlnb.streaming`) and from
+partitions (:mod:`mlnb.distributed`) share."""
 
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["atomic", "check_mergeable"]
+__all__ = ["adopt_state", "atomic", "check_mergeable", "check_online", "takes_classes"]
 
 
 def atomic(method):
@@ -50,3 +53,37 @@ def check_mergeable(estimator, other, *attributes):
             same = np.array_equal(mine, theirs)
         if not same:
             raise ValueError(f"{name} differ: {mine!r} and {theirs!r}")
+
+
+def check_online(estimator, *, needs_merge=False):
+    """Raise unless the estimator learns from batches (and, if asked, merges models)."""
+    if getattr(estimator, "base_estimator", None) is not None:
+        raise ValueError(
+            f"{type(estimator).__name__} with a base_estimator has no partial_fit or merge; "
+            "only the Naive Bayes path (base_estimator=None) trains from chunks"
+        )
+    required = ("partial_fit", "merge") if needs_merge else ("partial_fit",)
+    missing = [name for name in required if not callable(getattr(estimator, name, None))]
+    if missing:
+        raise TypeError(
+            f"{type(estimator).__name__} has no {' or '.join(missing)} method: it cannot be "
+            "trained " + ("partition by partition" if needs_merge else "from chunks")
+        )
+
+
+def takes_classes(estimator) -> bool:
+    """Whether ``partial_fit`` takes ``classes=`` (single-label classifiers)."""
+    return "classes" in inspect.signature(estimator.partial_fit).parameters
+
+
+def adopt_state(estimator, fitted):
+    """Give ``estimator`` the fitted state of ``fitted`` (a fitted clone of it); return it.
+
+    Hyper-parameters stay the estimator's own objects; every other attribute (the fitted
+    state) is replaced, as ``estimator.fit`` would do.
+    """
+    params = estimator.get_params(deep=False)
+    for name in [name for name in vars(estimator) if name not in params]:
+        delattr(estimator, name)
+    vars(estimator).update({k: v for k, v in vars(fitted).items() if k not in params})
+    return estimator

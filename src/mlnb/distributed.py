@@ -59,7 +59,7 @@ from dask.utils import is_dataframe_like, is_series_like
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from .streaming import _adopt, _check_online, _needs_classes
+from ._state import adopt_state, check_online, takes_classes
 
 __all__ = ["fit", "fit_delayed", "predict", "predict_log_proba", "predict_proba", "tree_merge"]
 
@@ -182,7 +182,7 @@ def fit_delayed(estimator, X, y=None, *, classes=None, sample_weight=None, split
     Parameters are those of :func:`fit`. ``classes``, if needed and not given, is computed
     here (one pass over ``y``).
     """
-    _check_online(estimator, needs_merge=True)
+    check_online(estimator, needs_merge=True)
     if y is None:
         raise ValueError("y is required: a label vector, label matrix or label column name(s)")
     if _is_dask_frame(X) and isinstance(y, (str, list)):
@@ -200,7 +200,7 @@ def fit_delayed(estimator, X, y=None, *, classes=None, sample_weight=None, split
             f"{len(w_parts)}; they must be partitioned alike"
         )
     kwargs = {}
-    if _needs_classes(estimator):
+    if takes_classes(estimator):
         kwargs["classes"] = _unique(y) if classes is None else np.unique(np.asarray(classes))
     template = clone(estimator)
     models = [
@@ -259,7 +259,7 @@ def fit(estimator, X, y=None, *, classes=None, sample_weight=None, split_every=2
     )[0]
     if model is None:
         raise ValueError("X has no rows: every partition is empty")
-    return _adopt(estimator, model)
+    return adopt_state(estimator, model)
 
 
 # ---- prediction ---------------------------------------------------------------------------

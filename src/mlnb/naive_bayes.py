@@ -15,11 +15,11 @@ Dirichlet(alpha) posterior predictive). The classical classifiers default to ``p
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
+    check_array,
     check_is_fitted,
     column_or_1d,
     validate_data,
@@ -35,7 +35,7 @@ from .events import (
     Mixed,
     Multinomial,
 )
-from .stats import GroupStats
+from .stats import GroupStats, one_hot
 
 __all__ = [
     "BayesianBernoulliNB",
@@ -46,14 +46,6 @@ __all__ = [
     "MixedNB",
     "MultinomialNB",
 ]
-
-
-def one_hot(indices, n_groups) -> sp.csr_matrix:
-    """Sparse (n x n_groups) one-hot grouping matrix of integer group indices."""
-    n = len(indices)
-    return sp.csr_matrix(
-        (np.ones(n), (np.arange(n), indices)), shape=(n, n_groups), dtype=np.float64
-    )
 
 
 def _log_sum_exp_rows(values):
@@ -69,6 +61,17 @@ def _log_sum_exp_rows(values):
         return largest + np.log(np.exp(values - largest).sum(axis=1, keepdims=True))
 
 
+def _class_index(y, classes):
+    """Index of every value of ``y`` in the sorted ``classes``; unknown values raise."""
+    index = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
+    unknown = classes[index] != y
+    if np.any(unknown):
+        raise ValueError(
+            f"y holds classes {np.unique(y[unknown])!r} that are not in classes={classes!r}"
+        )
+    return index
+
+
 class _BaseNB(ClassifierMixin, BaseEstimator):
     """Validation, incremental fitting, merging and prediction for every NB classifier."""
 
@@ -76,8 +79,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     _discrete = False
 
     # ---- what subclasses define -------------------------------------------------------
-    def _event_model(self):
-        """The event model, built from this classifier's hyper-parameters."""
+    def event_model(self):
+        """The event model of this classifier's hyper-parameters (a new object)."""
         raise NotImplementedError
 
     def _prior_alpha(self):
@@ -187,17 +190,11 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             )
         else:
             classes = self.classes_
-        index = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
-        unknown = classes[index] != y
-        if np.any(unknown):
-            raise ValueError(
-                f"y holds classes {np.unique(y[unknown])!r} that are not in classes={classes!r}"
-            )
-        return self._accumulate(X, index, classes, sample_weight)
+        return self._accumulate(X, _class_index(y, classes), classes, sample_weight)
 
     def _accumulate(self, X, index, classes, sample_weight):
         """Add validated rows with class indices ``index`` into ``classes``."""
-        events = self._event_model()
+        events = self.event_model()
         batch = self._batch_statistics(events, X, index, len(classes), sample_weight)
         fitted = hasattr(self, "stats_")
         stats = self.stats_.copy().merge(batch) if fitted else batch
@@ -215,21 +212,59 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             second_moments=events.second_moments,
         )
 
-    def _from_statistics(self, classes, stats, n_features, columns=None):
-        """Become a classifier fitted to ``stats`` (e.g. fold-subtracted statistics).
+    # ---- the statistics protocol (fold-subtraction tuning, custom training loops) -------
+    def statistics_key(self):
+        """What the statistics depend on: classifiers with equal keys share statistics."""
+        return (type(self).__name__, self.event_model().statistics_key())
 
-        With ``columns`` (multinomial models only), it scores ``X[:, columns]`` as the full
-        model scores rows that are zero elsewhere: a scoring-only shortcut for tuning.
+    def batch_statistics(self, X, y, *, classes, sample_weight=None):
+        """The statistics of a batch of rows, one group per class; nothing is fitted.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,)
+            Every class; the groups follow their sorted order.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        GroupStats
+            Add and subtract batches' statistics with ``merge`` and ``subtract``.
         """
-        events = self._event_model()
+        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
+        y = self._check_y(X, y)
+        self._check_lengths(X, y)
+        classes = np.unique(np.asarray(classes))
+        index = _class_index(y, classes)
+        return self._batch_statistics(self.event_model(), X, index, len(classes), sample_weight)
+
+    def from_statistics(self, stats, *, classes, n_features=None, columns=None):
+        """Become the classifier fitted to ``stats`` (e.g. fold-subtracted); returns self.
+
+        Parameters
+        ----------
+        stats : GroupStats
+            One group per class, in the order of ``classes``.
+        classes : array-like of shape (n_classes,)
+        n_features : int, default=None
+            Number of input features (default: that of the statistics).
+        columns : array-like of int, default=None
+            Models whose zero features are silent (multinomial) only: score
+            ``X[:, columns]`` as the full model scores rows that are zero elsewhere, a
+            scoring-only shortcut (the model then takes ``len(columns)`` features).
+        """
+        events = self.event_model()
         params = None if columns is None else events.estimate_columns(stats, columns)
+        n_features = stats.n_features if n_features is None else int(n_features)
         self.n_features_in_ = n_features if columns is None else len(columns)
-        self._set_statistics(classes, stats, events, params=params)
+        self._set_statistics(np.asarray(classes), stats, events, params=params)
         return self
 
     def _set_statistics(self, classes, stats, events=None, *, params=None):
         """Install statistics and recompute everything derived from them."""
-        events = self._event_model() if events is None else events
+        events = self.event_model() if events is None else events
         params = events.estimate(stats) if params is None else params
         log_prior = self._log_prior(stats.count)
         self.classes_ = classes
@@ -323,7 +358,7 @@ class GaussianNB(_BaseNB):
         self.var_smoothing = var_smoothing
         self.prior_alpha = prior_alpha
 
-    def _event_model(self):
+    def event_model(self):
         return Gaussian(var_smoothing=self.var_smoothing)
 
     def _given_prior(self):
@@ -375,7 +410,7 @@ class MultinomialNB(_BaseNB):
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
 
-    def _event_model(self):
+    def event_model(self):
         return Multinomial(alpha=self.alpha)
 
     @property
@@ -408,7 +443,7 @@ class BernoulliNB(_BaseNB):
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
 
-    def _event_model(self):
+    def event_model(self):
         return Bernoulli(alpha=self.alpha, binarize=self.binarize)
 
 
@@ -443,7 +478,7 @@ class BayesianMultinomialNB(_BayesianPrior, _BaseNB):
         self.beta = beta
         self.class_prior = class_prior
 
-    def _event_model(self):
+    def event_model(self):
         return BayesianMultinomial(beta=self.beta)
 
 
@@ -472,7 +507,7 @@ class BayesianBernoulliNB(_BayesianPrior, _BaseNB):
         self.binarize = binarize
         self.class_prior = class_prior
 
-    def _event_model(self):
+    def event_model(self):
         return BayesianBernoulli(a=self.a, b=self.b, binarize=self.binarize)
 
 
@@ -500,7 +535,7 @@ class BayesianGaussianNB(_BayesianPrior, _BaseNB):
         self.b = b
         self.class_prior = class_prior
 
-    def _event_model(self):
+    def event_model(self):
         return BayesianGaussian(mu=self.mu, lam=self.lam, a=self.a, b=self.b)
 
 
@@ -532,6 +567,6 @@ class MixedNB(_BaseNB):
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
 
-    def _event_model(self):
+    def event_model(self):
         blocks = self.blocks if self.blocks is not None else [("gaussian", slice(None))]
         return Mixed(blocks=blocks)

@@ -28,7 +28,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["GroupStats"]
+__all__ = ["GroupStats", "NamedStats", "one_hot"]
+
+
+def one_hot(indices, n_groups) -> sp.csr_matrix:
+    """Sparse (n x n_groups) one-hot grouping matrix of integer group indices."""
+    n = len(indices)
+    return sp.csr_matrix(
+        (np.ones(n), (np.arange(n), indices)), shape=(n, n_groups), dtype=np.float64
+    )
 
 
 def _as_dense(matrix) -> np.ndarray:
@@ -660,3 +668,70 @@ class GroupStats:
             f"GroupStats(n_groups={self.n_groups}, n_features={self.n_features}, "
             f"second_moments={self.second_moments}, total_count={self.total_count:g})"
         )
+
+
+class NamedStats:
+    """Several statistics of the same rows under names, added and subtracted name by name.
+
+    What an estimator with more than one grouping keeps (multi-label Naive Bayes: X and Y
+    grouped by the labels; NaiBX: also by the label-set sizes); its ``batch_statistics``
+    returns one and its ``from_statistics`` takes one. A part may be None (not kept).
+    Parts whose number of groups differs between two operands (sizes seen in one batch
+    only) are aligned by appending empty groups.
+
+    Parameters
+    ----------
+    **parts : GroupStats or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb.stats import GroupStats, NamedStats
+    >>> X, Y = np.array([[1.0], [3.0]]), np.array([[1, 0], [1, 1]])
+    >>> a = NamedStats(features=GroupStats.from_data(X[:1], Y[:1]), labels=None)
+    >>> b = NamedStats(features=GroupStats.from_data(X[1:], Y[1:]), labels=None)
+    >>> a.copy().merge(b)["features"].count
+    array([2., 1.])
+    """
+
+    def __init__(self, **parts):
+        self.parts = parts
+
+    def __getitem__(self, name):
+        return self.parts[name]
+
+    def __repr__(self):
+        return f"NamedStats({', '.join(f'{k}={v!r}' for k, v in self.parts.items())})"
+
+    def copy(self, *, deep=True) -> NamedStats:
+        """A copy (``deep=False`` shares arrays, as :meth:`GroupStats.copy`)."""
+        return NamedStats(
+            **{k: None if v is None else v.copy(deep=deep) for k, v in self.parts.items()}
+        )
+
+    def _combine(self, other, operation):
+        if set(other.parts) != set(self.parts):
+            raise ValueError(f"statistics of {sorted(self.parts)} and {sorted(other.parts)}")
+        for name, mine in self.parts.items():
+            theirs = other.parts[name]
+            if mine is None or theirs is None:
+                if (mine is None) != (theirs is None):
+                    raise ValueError(f"the statistics {name!r} are kept by one operand only")
+                continue
+            n_groups = max(mine.n_groups, theirs.n_groups)
+            mine, theirs = (_padded(stats, n_groups) for stats in (mine, theirs))
+            self.parts[name] = operation(mine, theirs)
+        return self
+
+    def merge(self, other: NamedStats) -> NamedStats:
+        """Add the statistics of other rows (in place; returns self)."""
+        return self._combine(other, GroupStats.merge)
+
+    def subtract(self, other: NamedStats) -> NamedStats:
+        """Remove the statistics of some of the rows (in place; returns self)."""
+        return self._combine(other, GroupStats.subtract)
+
+
+def _padded(stats, n_groups):
+    """``stats`` with empty groups appended up to ``n_groups``."""
+    return stats if stats.n_groups >= n_groups else stats.add_groups(n_groups - stats.n_groups)

@@ -20,13 +20,13 @@ Examples
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 from sklearn.base import clone
 
+from ._state import adopt_state, check_online, takes_classes
 from .datasets import iter_arff
 
 __all__ = ["ARFF_SUFFIXES", "fit_stream", "iter_chunks"]
@@ -35,45 +35,10 @@ __all__ = ["ARFF_SUFFIXES", "fit_stream", "iter_chunks"]
 ARFF_SUFFIXES = (".arff", ".arff.gz", ".arff.bz2")
 
 
-# ---- helpers shared with mlnb.distributed ------------------------------------------------
-def _check_online(estimator, *, needs_merge=False):
-    """Raise unless the estimator learns from batches (and, if asked, merges models)."""
-    if getattr(estimator, "base_estimator", None) is not None:
-        raise ValueError(
-            f"{type(estimator).__name__} with a base_estimator has no partial_fit or merge; "
-            "only the Naive Bayes path (base_estimator=None) trains from chunks"
-        )
-    required = ("partial_fit", "merge") if needs_merge else ("partial_fit",)
-    missing = [name for name in required if not callable(getattr(estimator, name, None))]
-    if missing:
-        raise TypeError(
-            f"{type(estimator).__name__} has no {' or '.join(missing)} method: it cannot be "
-            "trained " + ("partition by partition" if needs_merge else "from chunks")
-        )
-
-
-def _needs_classes(estimator) -> bool:
-    """Whether ``partial_fit`` takes ``classes=`` (single-label classifiers)."""
-    return "classes" in inspect.signature(estimator.partial_fit).parameters
-
-
 def _single_label(y):
     """A single-label target from a chunk: an (n, 1) label matrix becomes a vector."""
     y = y.toarray() if hasattr(y, "toarray") else np.asarray(y)
     return y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y
-
-
-def _adopt(estimator, fitted):
-    """Give ``estimator`` the fitted state of ``fitted`` (a fitted clone of it); return it.
-
-    Hyper-parameters stay the estimator's own objects; every other attribute (the fitted
-    state) is replaced, as ``estimator.fit`` would do.
-    """
-    params = estimator.get_params(deep=False)
-    for name in [name for name in vars(estimator) if name not in params]:
-        delattr(estimator, name)
-    vars(estimator).update({k: v for k, v in vars(fitted).items() if k not in params})
-    return estimator
 
 
 # ---- chunk sources ------------------------------------------------------------------------
@@ -181,10 +146,10 @@ def fit_stream(estimator, source, *, classes=None, chunk_size: int = 10_000, **r
     ValueError
         If the stream has no rows, or ``classes`` is needed from a one-shot iterator.
     """
-    _check_online(estimator)
+    check_online(estimator)
     restart, once = _chunk_source(source, chunk_size, reader_options)
     kwargs = {}
-    single_label = _needs_classes(estimator)
+    single_label = takes_classes(estimator)
     if single_label:
         if classes is None:
             if restart is None:
@@ -203,7 +168,7 @@ def fit_stream(estimator, source, *, classes=None, chunk_size: int = 10_000, **r
         n_rows += X.shape[0]
     if n_rows == 0:
         raise ValueError("source: the stream holds no rows to fit")
-    return _adopt(estimator, model)
+    return adopt_state(estimator, model)
 
 
 def _stream_classes(chunks) -> np.ndarray:

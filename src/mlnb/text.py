@@ -108,7 +108,7 @@ def make_text_pipeline(classifier, *, vectorizer=None, tfidf=None):
     sklearn.pipeline.Pipeline
     """
     if tfidf is None:
-        events = classifier._event_model() if hasattr(classifier, "_event_model") else None
+        events = classifier.event_model() if hasattr(classifier, "event_model") else None
         tfidf = getattr(events, "input_kind", None) == "real"
     steps = [("counts", vectorizer if vectorizer is not None else word_counter())]
     if tfidf:

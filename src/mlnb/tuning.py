@@ -10,11 +10,16 @@ a grid over log2(beta), 10-fold cross-validation, macro F1).
 :class:`FoldSubtractionSearchCV` follows scikit-learn's ``GridSearchCV`` (same folds, same
 scorers, same ``cv_results_`` keys) and gives the same scores; grid values that change the
 statistics themselves (``binarize``, a mixed model's blocks) get their own statistics.
-It serves every single-label NB classifier of :mod:`mlnb` and the multi-label
-:class:`~mlnb.BinaryRelevance` and :class:`~mlnb.ClassifierChain`.
+It serves every estimator of the statistics protocol (``batch_statistics``,
+``from_statistics``, ``statistics_key``): the single-label NB classifiers of :mod:`mlnb` and
+the additive multi-label ones (:class:`~mlnb.BinaryRelevance`,
+:class:`~mlnb.ClassifierChain`, :class:`~mlnb.IMLNB`, :class:`~mlnb.NaiBX`); others raise
+``TypeError``.
 """
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,10 +29,7 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted
 
-from .multilabel._base import MultiLabelNB
-from .multilabel._label_model import label_statistics
 from .multilabel._labels import check_label_matrix
-from .naive_bayes import _BaseNB
 
 __all__ = ["FoldSubtractionSearchCV"]
 
@@ -50,17 +52,17 @@ _CODE_SAFE_SCORERS = {
 
 
 class _SingleLabel:
-    """Statistics of a single-label NB classifier: one GroupStats over all classes."""
+    """A single-label NB classifier's statistics: one GroupStats over all classes."""
 
     def __init__(self, y):
         self.classes, self.index = np.unique(np.asarray(y), return_inverse=True)
         self.index = self.index.ravel()
+        self.codes = np.arange(len(self.classes))
         self.encoded = False  # score with the classes' integer codes (set by the search)
 
     def statistics(self, model, X, rows, weight):
-        events = model._event_model()
-        return model._batch_statistics(
-            events, X[rows], self.index[rows], len(self.classes), weight[rows]
+        return model.batch_statistics(
+            X[rows], self.index[rows], classes=self.codes, sample_weight=weight[rows]
         )
 
     def install(self, model, stats, n_features, columns=None, *, codes=None):
@@ -68,49 +70,56 @@ class _SingleLabel:
         if not np.all(present):
             stats = stats.select_groups(present)
         codes = self.encoded if codes is None else codes
-        classes = np.arange(len(self.classes)) if codes else self.classes
-        return model._from_statistics(classes[present], stats, n_features, columns)
+        classes = self.codes if codes else self.classes
+        return model.from_statistics(
+            stats, classes=classes[present], n_features=n_features, columns=columns
+        )
 
     def targets(self, y, rows):
         return self.index[rows] if self.encoded else _safe_indexing(y, rows)
 
 
 class _MultiLabel:
-    """Statistics of a multi-label NB estimator: (features, label pairs) grouped by Y."""
+    """A multi-label NB estimator's statistics (:class:`~mlnb.stats.NamedStats`)."""
 
     def __init__(self, y):
         self.Y = check_label_matrix(y, sparse=True)
 
     def statistics(self, model, X, rows, weight):
-        events = model._event_model()
-        prepared = events.prepare(X[rows], caller=type(model).__name__)
-        return list(
-            label_statistics(
-                prepared, self.Y[rows], weight[rows], events, with_labels=model._uses_label_pairs
-            )
-        )
+        return model.batch_statistics(X[rows], self.Y[rows], weight[rows])
 
     def install(self, model, stats, n_features, columns=None, *, codes=None):
-        return model._from_statistics(*stats, n_features)
+        return model.from_statistics(stats, n_features=n_features)
 
     def targets(self, y, rows):
         return _safe_indexing(y, rows)
 
 
 def _combine(parts, minus=None):
-    """Sum of statistics (lists of GroupStats or None), minus one of them."""
-    parts = [p if isinstance(p, list) else [p] for p in parts]
-    total = [None if s is None else s.copy(deep=False) for s in parts[0]]
+    """Sum of statistics (GroupStats or NamedStats), minus one of them; inputs unchanged."""
+    total = parts[0].copy(deep=False)
     for part in parts[1:]:
-        total = [None if t is None else t.merge(s) for t, s in zip(total, part, strict=True)]
-    if minus is not None:
-        minus = minus if isinstance(minus, list) else [minus]
-        total = [None if t is None else t.subtract(s) for t, s in zip(total, minus, strict=True)]
-    return total
+        total = total.merge(part)
+    return total if minus is None else total.subtract(minus)
 
 
-def _unwrap(stats, adapter):
-    return stats[0] if isinstance(adapter, _SingleLabel) else stats
+def _adapter(estimator, y):
+    """The statistics adapter of a supported estimator; TypeError for the others."""
+    additive = callable(getattr(estimator, "batch_statistics", None)) and callable(
+        getattr(estimator, "from_statistics", None)
+    )
+    if not additive:
+        raise TypeError(
+            f"{type(estimator).__name__} is not supported by fold subtraction: its model is not "
+            "a function of additive statistics alone. It needs an mlnb Naive Bayes classifier "
+            "or an additive multi-label Naive Bayes (BinaryRelevance, ClassifierChain, IMLNB, "
+            "NaiBX); use scikit-learn's GridSearchCV for other estimators"
+        )
+    if getattr(estimator, "base_estimator", None) is not None:
+        raise ValueError("fold subtraction needs the Naive Bayes path (no base_estimator)")
+    if "classes" in inspect.signature(estimator.batch_statistics).parameters:
+        return _SingleLabel(y)  # single-label classifiers group by their classes
+    return _MultiLabel(y)
 
 
 class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
@@ -118,7 +127,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : mlnb Naive Bayes classifier, BinaryRelevance or ClassifierChain (NB path)
+    estimator : an estimator of the statistics protocol (see the module docstring)
     param_grid : dict or list of dicts
         As ``GridSearchCV``: parameter names to lists of values.
     scoring : str, callable or None, default=None
@@ -162,20 +171,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Score every grid value on every fold; refit the best on all rows."""
-        if isinstance(self.estimator, _BaseNB):
-            adapter = _SingleLabel(y)
-        elif isinstance(self.estimator, MultiLabelNB) and hasattr(
-            self.estimator, "_from_statistics"
-        ):
-            if getattr(self.estimator, "base_estimator", None) is not None:
-                raise ValueError("fold subtraction needs the Naive Bayes path (no base_estimator)")
-            adapter = _MultiLabel(y)
-        else:
-            raise TypeError(
-                f"{type(self.estimator).__name__} is not supported: fold subtraction needs an "
-                "mlnb Naive Bayes classifier, BinaryRelevance or ClassifierChain; use "
-                "scikit-learn's GridSearchCV for other estimators"
-            )
+        adapter = _adapter(self.estimator, y)
         X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         grid = list(ParameterGrid(self.param_grid))
@@ -196,7 +192,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
         groups = {}
         for i, params in enumerate(grid):
             model = clone(self.estimator).set_params(**params)
-            key = repr(model._event_model().statistics_key())
+            key = repr(model.statistics_key())
             groups.setdefault(key, []).append(i)
 
         scores = np.empty((len(grid), len(splits)))
@@ -217,7 +213,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
                 totals[members_key] = total
             # Multinomial models: only the test part's non-zero words need parameters.
             silent = (
-                isinstance(adapter, _SingleLabel) and template._event_model().zero_features_silent
+                isinstance(adapter, _SingleLabel) and template.event_model().zero_features_silent
             )
             for k, (train_stats, test) in enumerate(zip(train_parts, test_sets, strict=True)):
                 X_test, y_test = X[test], adapter.targets(y, test)
@@ -226,7 +222,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
                     X_test = X_test[:, columns]
                 for i in members:
                     model = clone(self.estimator).set_params(**grid[i])
-                    adapter.install(model, _unwrap(train_stats, adapter), X.shape[1], columns)
+                    adapter.install(model, train_stats, X.shape[1], columns)
                     scores[i, k] = scorer(model, X_test, y_test)
 
         mean, std = scores.mean(axis=1), scores.std(axis=1)
@@ -245,7 +241,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
         if self.refit:
             best = clone(self.estimator).set_params(**self.best_params_)
             self.best_estimator_ = adapter.install(
-                best, _unwrap(totals[self.best_index_], adapter), X.shape[1], codes=False
+                best, totals[self.best_index_], X.shape[1], codes=False
             )
         return self
 

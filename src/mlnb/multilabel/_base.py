@@ -1,8 +1,15 @@
-"""Shared machinery of the Naive Bayes multi-label estimators.
+"""Shared machinery of the multi-label estimators.
 
-Validation, ``fit`` / ``partial_fit`` / ``merge`` on per-label statistics
-(:mod:`._label_model`), and the per-label log-odds that every inference strategy starts from.
-A subclass says whether it needs the label-pair statistics and how it predicts.
+- :class:`MultiLabelEstimator`: what every multi-label estimator shares (scikit-learn tags,
+  input validation, the event model resolved from ``events``);
+- :class:`MultiLabelNB`: Naive Bayes on per-label statistics (:mod:`._label_model`):
+  ``fit`` / ``partial_fit`` / ``merge`` and the per-label log-odds that every inference
+  strategy starts from; a subclass says whether it needs the label-pair statistics and
+  how it predicts;
+- :class:`AdditiveLabelNB`: the estimators whose fitted state *is* those statistics, so
+  that a model follows from statistics alone: the public statistics protocol
+  (``batch_statistics``, ``from_statistics``, ``statistics_key``) that fold-subtraction
+  tuning uses.
 """
 
 from __future__ import annotations
@@ -10,10 +17,16 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_array,
+    check_is_fitted,
+    validate_data,
+)
 
 from .._state import atomic, check_mergeable
 from ..events import make_event_model
+from ..stats import NamedStats
 from ._label_model import (
     feature_log_odds,
     feature_parameters,
@@ -23,7 +36,7 @@ from ._label_model import (
 )
 from ._labels import binary_classes, check_label_matrix
 
-__all__ = ["MultiLabelClassifierMixin", "MultiLabelNB"]
+__all__ = ["AdditiveLabelNB", "MultiLabelClassifierMixin", "MultiLabelEstimator", "MultiLabelNB"]
 
 
 class MultiLabelClassifierMixin(ClassifierMixin):
@@ -38,7 +51,22 @@ class MultiLabelClassifierMixin(ClassifierMixin):
         return tags
 
 
-class MultiLabelNB(MultiLabelClassifierMixin, BaseEstimator):
+class MultiLabelEstimator(MultiLabelClassifierMixin, BaseEstimator):
+    """Base of every multi-label estimator: tags, validation, the event model."""
+
+    def event_model(self):
+        """The event model that ``events`` names (a new object; no fitting needed)."""
+        return make_event_model(self.events)
+
+    _event_model = event_model  # the name the dynamic-chain estimators still call
+
+    def _validate_X(self, X, *, reset):
+        return validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64, reset=reset, ensure_all_finite=True
+        )
+
+
+class MultiLabelNB(MultiLabelEstimator):
     """Base class: statistics of X and Y grouped by each label, learnt online and mergeable.
 
     Subclasses set ``_uses_label_pairs`` and implement ``predict`` / ``predict_proba``.
@@ -48,14 +76,6 @@ class MultiLabelNB(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     _uses_label_pairs = False
-
-    def _event_model(self):
-        return make_event_model(self.events)
-
-    def _validate_X(self, X, *, reset):
-        return validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, reset=reset, ensure_all_finite=True
-        )
 
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -76,11 +96,8 @@ class MultiLabelNB(MultiLabelClassifierMixin, BaseEstimator):
             Y, X.shape[0], n_labels=None if first_call else self.n_labels_, sparse=True
         )
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        events = self._event_model()
-        prepared = events.prepare(X, caller=type(self).__name__)
-        features, labels = label_statistics(
-            prepared, Y, weight, events, with_labels=self._uses_label_pairs
-        )
+        events = self.event_model()
+        features, labels = self._statistics(events, X, Y, weight)
         if not first_call:
             features = self.feature_stats_.copy().merge(features)
             if labels is not None:
@@ -88,9 +105,14 @@ class MultiLabelNB(MultiLabelClassifierMixin, BaseEstimator):
         self._install(features, labels, events)
         return self
 
+    def _statistics(self, events, X, Y, weight):
+        """(feature statistics, label statistics or None) of validated rows."""
+        prepared = events.prepare(X, caller=type(self).__name__)
+        return label_statistics(prepared, Y, weight, events, with_labels=self._uses_label_pairs)
+
     def _install(self, features, labels, events=None):
         """Install statistics and recompute what is derived from them."""
-        events = self._event_model() if events is None else events
+        events = self.event_model() if events is None else events
         params = feature_parameters(events, features)
         prior = log_prior_odds(features.count, features.total_count, self.prior_alpha)
         pairs = label_log_odds(labels, self.label_alpha) if labels is not None else None
@@ -102,12 +124,6 @@ class MultiLabelNB(MultiLabelClassifierMixin, BaseEstimator):
         self._feature_params = params
         self.prior_log_odds_ = prior
         self._label_pairs = pairs
-
-    def _from_statistics(self, features, labels, n_features):
-        """Become an estimator fitted to these statistics (e.g. fold-subtracted ones)."""
-        self.n_features_in_ = n_features
-        self._install(features, labels)
-        return self
 
     def merge(self, other):
         """Add the statistics of an estimator fitted on other rows (in place; returns self)."""
@@ -131,6 +147,56 @@ class MultiLabelNB(MultiLabelClassifierMixin, BaseEstimator):
             self.events_, self.feature_stats_, prepared, params=self._feature_params
         )
         return odds + self.prior_log_odds_[None, :]
+
+
+class AdditiveLabelNB(MultiLabelNB):
+    """A multi-label Naive Bayes whose fitted state is its statistics (nothing else learnt).
+
+    Such a model follows from the statistics of its training rows alone, and statistics
+    add and subtract exactly, so a model of any union or difference of batches needs no
+    pass over the data: what fold-subtraction tuning (:mod:`mlnb.tuning`) relies on.
+    """
+
+    def statistics_key(self):
+        """What the statistics depend on: estimators with equal keys share statistics."""
+        return (type(self).__name__, self._uses_label_pairs, self.event_model().statistics_key())
+
+    def batch_statistics(self, X, Y, sample_weight=None):
+        """The statistics of a batch of rows; the estimator is not changed.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        Y : array-like or sparse matrix of shape (n_samples, n_labels)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        NamedStats
+            ``features`` (X grouped by every label) and ``labels`` (Y grouped by every
+            label, or None for methods without label pairs); add and subtract them with
+            ``merge`` and ``subtract``.
+        """
+        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
+        Y = check_label_matrix(Y, X.shape[0], sparse=True)
+        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        features, labels = self._statistics(self.event_model(), X, Y, weight)
+        return NamedStats(features=features, labels=labels)
+
+    def from_statistics(self, stats, *, n_features=None):
+        """Become the estimator fitted to ``stats`` (from :meth:`batch_statistics`, merged
+        or subtracted); returns self.
+
+        Parameters
+        ----------
+        stats : NamedStats
+        n_features : int, default=None
+            Number of input features (default: that of the statistics).
+        """
+        features = stats["features"]
+        self.n_features_in_ = features.n_features if n_features is None else int(n_features)
+        self._install(features, stats["labels"])
+        return self
 
 
 def probability(log_odds):

@@ -12,13 +12,13 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import MultiLabelNB, probability
+from ._base import AdditiveLabelNB, probability
 from ._labels import binary_classes, check_label_matrix
 
 __all__ = ["BinaryRelevance"]
 
 
-class BinaryRelevance(MultiLabelNB):
+class BinaryRelevance(AdditiveLabelNB):
     """Binary relevance with Naive Bayes (all labels in one pass) or any base classifier.
 
     Parameters

@@ -16,7 +16,7 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import MultiLabelNB
+from ._base import AdditiveLabelNB
 from ._inference import chain_layout, chain_search, joint_log_proba
 from ._labels import binary_classes, check_label_matrix, resolve_order
 
@@ -25,7 +25,7 @@ __all__ = ["ClassifierChain"]
 INFERENCE = ("greedy", "beam", "exact")
 
 
-class ClassifierChain(MultiLabelNB):
+class ClassifierChain(AdditiveLabelNB):
     """Classifier chain: order-free Naive Bayes, or any base classifier in a fixed order.
 
     Parameters

@@ -152,7 +152,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         sampler = _batch_generator(rng, X) if online else rng
         membership = self._sample_weights(X.shape[0], sampler, online=online)
         # Groups: chain k's labels are k*L .. k*L+L-1; its sample (all its rows) is K*L+k.
-        events = self._event_model()
+        events = self.event_model()
         prepared = events.prepare(X, caller=type(self).__name__)
         features = GroupStats.from_member_labels(
             prepared, Y, membership, weight, second_moments=events.second_moments

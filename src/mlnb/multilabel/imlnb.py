@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._base import MultiLabelNB, probability
+from ._base import AdditiveLabelNB, probability
 from ._labels import check_label_matrix
 
 __all__ = ["IMLNB", "Stages", "label_correlation"]
@@ -86,7 +86,7 @@ class Stages(NamedTuple):
     converged: np.ndarray
 
 
-class IMLNB(MultiLabelNB):
+class IMLNB(AdditiveLabelNB):
     """Binary relevance NB with label-space input expansion (iMLNB, seed 002).
 
     Label k's classifier is a mixed Naive Bayes over the original features (the event

@@ -44,12 +44,11 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted
 
-from ..naive_bayes import one_hot
-from ..stats import GroupStats
-from ._base import MultiLabelNB
-from ._labels import check_label_matrix
+from ..stats import GroupStats, NamedStats, one_hot
+from ._base import AdditiveLabelNB
+from ._labels import binary_classes, check_label_matrix
 
 __all__ = ["CascadeSteps", "NaiBX"]
 
@@ -60,6 +59,7 @@ _FITTED = (
     "size_stats_",
     "size_feature_stats_",
     "n_labels_",
+    "classes_",
     "events_",
     "_cache",
 )
@@ -113,7 +113,7 @@ def _merged(mine, theirs):
     return _with_groups(mine, n_groups).copy().merge(_with_groups(theirs, n_groups))
 
 
-class NaiBX(MultiLabelNB):
+class NaiBX(AdditiveLabelNB):
     """NaiBX: predict a label set's size, then its labels one by one (a Naive Bayes cascade).
 
     Online (``partial_fit`` takes one example or a batch), mergeable (``merge`` adds the
@@ -260,15 +260,50 @@ class NaiBX(MultiLabelNB):
         self._check_fixed_size(Y.shape[1])
         self._check_alpha()
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        events = self._event_model() if first_call else self.events_
+        events = self.event_model() if first_call else self.events_
         prepared = events.prepare(X, caller=type(self).__name__)
         batch = self._batch_statistics(prepared, Y, weight, events)
         if not first_call:
             batch = {name: _merged(getattr(self, name), stats) for name, stats in batch.items()}
-        self.__dict__.update(batch)
-        self.n_labels_ = Y.shape[1]
+        self._install_statistics(batch, events)
+        return self
+
+    def _install_statistics(self, stats, events):
+        """Install the four statistics (a dict by attribute name); estimates are lazy."""
+        self.__dict__.update(stats)
+        self.n_labels_ = stats["label_stats_"].n_groups
+        self.classes_ = binary_classes(self.n_labels_)
         self.events_ = events
         self._cache = None
+
+    def statistics_key(self):
+        """What the statistics depend on: estimators with equal keys share statistics."""
+        return (type(self).__name__, self.fixed_size is None, self.event_model().statistics_key())
+
+    def batch_statistics(self, X, Y, sample_weight=None):
+        """The statistics of a batch of rows; the estimator is not changed.
+
+        Returns
+        -------
+        NamedStats
+            ``feature_stats_``, ``label_stats_``, ``size_stats_`` and
+            ``size_feature_stats_`` (None with ``fixed_size``), as the fitted attributes.
+        """
+        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
+        Y = check_label_matrix(Y, X.shape[0], sparse=True)
+        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        events = self.event_model()
+        prepared = events.prepare(X, caller=type(self).__name__)
+        return NamedStats(**self._batch_statistics(prepared, Y, weight, events))
+
+    def from_statistics(self, stats, *, n_features=None):
+        """Become the NaiBX fitted to ``stats`` (from :meth:`batch_statistics`); returns self."""
+        self._check_fixed_size(stats["label_stats_"].n_groups)
+        self._check_alpha()
+        features = stats["feature_stats_"]
+        self.n_features_in_ = features.n_features if n_features is None else int(n_features)
+        own = {k: None if v is None else v.copy() for k, v in stats.parts.items()}
+        self._install_statistics(own, self.event_model())  # copies: _learn_one adds in place
         return self
 
     def _check_alpha(self):
