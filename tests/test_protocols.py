@@ -59,6 +59,8 @@ class ExponentialParameters(Parameters):
 class Exponential(EventModel):
     """``x_v ~ Exponential(rate_cv)``, the rate a Gamma(a, b) posterior mean."""
 
+    name = "exponential"
+
     def __init__(self, a=1.0, b=1.0):
         self.a = a
         self.b = b
@@ -119,6 +121,15 @@ def test_a_user_event_model_serves_estimators_and_model_files(estimator, tmp_pat
     again = load(path)
     assert isinstance(again.events_, Exponential)
     np.testing.assert_array_equal(again.predict(X[60:]), predicted)
+
+
+def test_a_named_user_event_model_is_found_by_name():
+    X, Y = positive_data(3)
+    by_name = BinaryRelevance(events="exponential").fit(X, Y)
+    assert isinstance(by_name.events_, Exponential)
+    np.testing.assert_array_equal(
+        by_name.predict(X), BinaryRelevance(events=Exponential()).fit(X, Y).predict(X)
+    )
 
 
 # ---- every event model silences unselected features ------------------------------------

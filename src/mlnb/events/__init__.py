@@ -10,7 +10,7 @@ Bayesian (posterior predictive, seed 001 eqs. 19-22): :class:`BayesianGaussian`,
 Weka's Gaussian estimator (seed 003's Naive Bayes): :class:`DiscretisedGaussian`.
 """
 
-from ._base import EventModel, Parameters, entrywise_sum, registered_classes
+from ._base import EventModel, Parameters, entrywise_sum, named_models, registered_classes
 from .bernoulli import BayesianBernoulli, Bernoulli, BernoulliParameters
 from .discretised import DiscretisedGaussian, DiscretisedGaussianParameters, weka_precision
 from .gaussian import BayesianGaussian, Gaussian, GaussianParameters, StudentTParameters
@@ -43,32 +43,28 @@ __all__ = [
     "StudentTParameters",
     "entrywise_sum",
     "make_event_model",
+    "named_models",
     "registered_classes",
     "weka_precision",
 ]
 
-#: Event models by the names that estimators' ``events`` parameter accepts.
-EVENT_MODELS = {
-    "gaussian": Gaussian,
-    "multinomial": Multinomial,
-    "bernoulli": Bernoulli,
-    "bayesian_gaussian": BayesianGaussian,
-    "bayesian_multinomial": BayesianMultinomial,
-    "bayesian_bernoulli": BayesianBernoulli,
-}
+#: mlnb's event models by the names that estimators' ``events`` parameter accepts (each
+#: class's ``name``; :func:`named_models` adds those a user has defined since).
+EVENT_MODELS = named_models()
 
 
 def make_event_model(spec):
     """An event model from a name (default hyper-parameters) or an event-model object."""
     if isinstance(spec, EventModel):
         return spec
-    if isinstance(spec, str) and spec in EVENT_MODELS:
-        return EVENT_MODELS[spec]()
+    named = named_models()
+    if isinstance(spec, str) and spec in named:
+        return named[spec]()
     if isinstance(spec, type) and issubclass(spec, EventModel):
         raise TypeError(
             f"events={spec.__name__} is a class; pass an instance, e.g. {spec.__name__}()"
         )
     raise ValueError(
-        f"unknown event model {spec!r}; use one of {sorted(EVENT_MODELS)} or an object "
+        f"unknown event model {spec!r}; use one of {sorted(named_models())} or an object "
         "from mlnb.events"
     )

@@ -19,8 +19,9 @@ The protocol that estimators use (every method public):
 
 A new event model subclasses :class:`EventModel` and implements ``estimate`` and ``score``;
 with its parameters a :class:`Parameters` dataclass that lists its per-feature fields,
-``silence`` works unchanged. Subclasses are registered when defined, so model files may hold
-them (a file can only name classes the loading process has already defined).
+``silence`` works unchanged. Subclasses are registered when defined: model files may hold
+them (a file can only name classes the loading process has already defined), and one that
+declares a ``name`` can be asked for by that name (``events="name"``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "EventModel",
     "Parameters",
     "entrywise_sum",
+    "named_models",
     "registered_classes",
     "transposed_difference",
 ]
@@ -46,10 +48,21 @@ _MAX_LOOKUP_VALUES = 32
 
 # Event models and parameter classes by qualified name, as defined (see registered_classes).
 _REGISTRY = {}
+# Event models by the name an estimator's ``events`` parameter may give (see named_models).
+_NAMED = {}
 
 
 def _register(cls):
     _REGISTRY[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    name = cls.__dict__.get("name")
+    if name is not None:
+        _NAMED[name] = cls
+
+
+def named_models():
+    """Event-model classes by name, e.g. ``{"gaussian": Gaussian, ...}``: every class that
+    declares a ``name`` (a user's model too, once defined)."""
+    return dict(_NAMED)
 
 
 def registered_classes():
@@ -96,6 +109,8 @@ class EventModel(BaseEstimator):
 
     #: What the model expects of X: "counts", "binary", "real" or "mixed".
     input_kind = "real"
+    #: The name by which ``events=`` may ask for the model with default hyper-parameters.
+    name = None
 
     #: Whether the statistics must carry centred second moments.
     second_moments = False

@@ -101,6 +101,8 @@ class Bernoulli(_BetaBernoulli):
         Threshold above which a feature counts as present; None if X is already 0/1.
     """
 
+    name = "bernoulli"
+
     def __init__(self, alpha=1.0, binarize=0.0):
         self.alpha = alpha
         self.binarize = binarize
@@ -121,6 +123,8 @@ class BayesianBernoulli(_BetaBernoulli):
     binarize : float or None, default=0.0
         Threshold above which a feature counts as present; None if X is already 0/1.
     """
+
+    name = "bayesian_bernoulli"
 
     def __init__(self, a=1.0, b=1.0, binarize=0.0):
         self.a = a

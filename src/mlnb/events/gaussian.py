@@ -73,6 +73,8 @@ class Gaussian(EventModel):
 
     second_moments = True
 
+    name = "gaussian"
+
     def __init__(self, var_smoothing=1e-9):
         self.var_smoothing = var_smoothing
 
@@ -237,6 +239,8 @@ class BayesianGaussian(EventModel):
     """
 
     second_moments = True
+
+    name = "bayesian_gaussian"
 
     def __init__(self, mu=None, lam=1.0, a=1.0, b=1.0):
         self.mu = mu

@@ -78,6 +78,8 @@ class Multinomial(_CountModel):
         Additive (Laplace/Lidstone) smoothing; values below 1e-10 are raised to 1e-10.
     """
 
+    name = "multinomial"
+
     def __init__(self, alpha=1.0):
         self.alpha = alpha
 
@@ -180,6 +182,8 @@ class BayesianMultinomial(_CountModel):
     beta : float, default=1.0
         Dirichlet concentration of every word (the paper tunes log2(beta) in -15..1).
     """
+
+    name = "bayesian_multinomial"
 
     def __init__(self, beta=1.0):
         self.beta = beta
