@@ -1,4 +1,8 @@
-"""DiscretisedGaussian: Weka's NormalEstimator (seed 003's Naive Bayes) as an event model."""
+"""DiscretisedGaussian: Weka's NormalEstimator as an event model.
+
+Weka's NaiveBayes, with this estimator, is the Naive Bayes of the dynamic-chains paper
+(Trajdos and Kurzynski).
+"""
 
 import numpy as np
 import pytest

@@ -122,7 +122,7 @@ def test_class_prior_rules_by_hand():
     y = np.array([0, 0, 0, 1])
     # maximum likelihood (scikit-learn's default)
     np.testing.assert_allclose(MultinomialNB().fit(X, y).class_log_prior_, np.log([3 / 4, 1 / 4]))
-    # seed 001 eq. 2 with Laplace alpha = 1: (l_c + 1) / (l + C)
+    # Xu 2018, eq. 2 with Laplace alpha = 1: (l_c + 1) / (l + C)
     np.testing.assert_allclose(
         MultinomialNB(prior_alpha=1).fit(X, y).class_log_prior_, np.log([4 / 6, 2 / 6])
     )
@@ -143,7 +143,7 @@ def test_class_prior_rules_by_hand():
 
 
 def test_bayesian_bernoulli_equals_classical_bernoulli():
-    """Seed 001, eq. 21 with a = b = beta is the classical estimate of eq. 6."""
+    """Xu 2018, eq. 21 with a = b = beta is the classical estimate of eq. 6."""
     X, y = count_data(4)
     for beta in (0.01, 0.5, 1.0, 4.0):
         bayesian = BayesianBernoulliNB(alpha=1.0, a=beta, b=beta).fit(X, y)
@@ -250,13 +250,13 @@ def test_merge_rejects_incompatible_models():
 def test_row_normaliser_equals_scipy_logsumexp():
     from scipy.special import logsumexp
 
-    from mlnb.naive_bayes import _log_sum_exp_rows
+    from mlnb.events.categorical import log_sum_exp_rows
 
     values = np.random.default_rng(0).normal(0, 800, size=(50, 7))
     values[0] = -np.inf
     values[1, 2] = -np.inf
     values[2] = [1e308, 1e308, 0, 0, 0, 0, 0]
-    np.testing.assert_array_equal(_log_sum_exp_rows(values)[:1], [[-np.inf]])
+    np.testing.assert_array_equal(log_sum_exp_rows(values)[:1], [[-np.inf]])
     np.testing.assert_allclose(
-        _log_sum_exp_rows(values)[1:], logsumexp(values, axis=1, keepdims=True)[1:], rtol=1e-15
+        log_sum_exp_rows(values)[1:], logsumexp(values, axis=1, keepdims=True)[1:], rtol=1e-15
     )

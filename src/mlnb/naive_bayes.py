@@ -35,6 +35,7 @@ from .events import (
     Mixed,
     Multinomial,
 )
+from .events.categorical import check_pseudo_count, log_categorical, log_normalise
 from .stats import GroupStats, one_hot
 
 __all__ = [
@@ -46,19 +47,6 @@ __all__ = [
     "MixedNB",
     "MultinomialNB",
 ]
-
-
-def _log_sum_exp_rows(values):
-    """``log(sum(exp(values), axis=1))``, stable, as a column.
-
-    The same arithmetic as ``scipy.special.logsumexp`` without its generality: 4x faster on
-    the few-class matrices of prediction (0.12 ms against 0.52 ms for 2,407 x 15, scene),
-    which made predict_proba slower than scikit-learn's on small data.
-    """
-    largest = values.max(axis=1, keepdims=True)
-    largest = np.where(np.isfinite(largest), largest, 0.0)
-    with np.errstate(divide="ignore"):
-        return largest + np.log(np.exp(values - largest).sum(axis=1, keepdims=True))
 
 
 def _class_index(y, classes):
@@ -287,11 +275,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
                 return np.log(given)
         if not self._fit_prior():
             return np.full(n_classes, -np.log(n_classes))
-        alpha = float(self._prior_alpha())
-        if not np.isfinite(alpha) or alpha < 0:
-            raise ValueError(f"the class-prior pseudo-count must be >= 0; got {alpha}")
-        with np.errstate(divide="ignore"):
-            return np.log(class_count + alpha) - np.log(class_count.sum() + n_classes * alpha)
+        alpha = check_pseudo_count(self._prior_alpha(), "the class-prior pseudo-count")
+        return log_categorical(class_count, class_count.sum(), n_classes, alpha)
 
     def merge(self, other):
         """Add the statistics of a classifier fitted on other rows (in place; returns self).
@@ -319,7 +304,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X):
         """``log P(c | x)``, normalised with logsumexp, shape (n_samples, n_classes)."""
         joint = self._joint_log_likelihood(X)
-        return joint - _log_sum_exp_rows(joint)
+        return log_normalise(joint)
 
     def predict_proba(self, X):
         """``P(c | x)``, shape (n_samples, n_classes)."""

@@ -1,6 +1,6 @@
 """Additive sufficient statistics of rows under a grouping matrix.
 
-Every Naive Bayes model in mlnb is a function of these statistics (ALGORITHMS.md section 0):
+Every Naive Bayes model in mlnb is a function of these additive statistics of the data:
 for a grouping matrix ``G`` (n x g: one-hot classes, a label-indicator matrix, one-hot subset
 sizes) and sample weights ``w``,
 

@@ -1,6 +1,6 @@
 """Text classification: the Bayesian NB paper's TF-IDF and pipelines from text to classifiers.
 
-Seed 001, section 5: documents become word counts (scikit-learn's ``CountVectorizer``);
+Xu (2018), section 5: documents become word counts (scikit-learn's ``CountVectorizer``);
 multinomial models use the counts, Bernoulli models their presence (the classifiers'
 ``binarize=0``), and Gaussian models the TF-IDF vectors ``ln(1 + tf) * log2(l / df)``, each
 document scaled to unit length. The corpora of :func:`mlnb.datasets.load_text_corpus` are
@@ -22,7 +22,7 @@ __all__ = ["LogTfidfTransformer", "make_text_pipeline", "word_counter"]
 
 
 class LogTfidfTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
-    """TF-IDF of seed 001: ``ln(1 + tf) * log2(l / df)``, rows scaled to unit length.
+    """TF-IDF of Xu 2018 (section 5): ``ln(1 + tf) * log2(l / df)``, rows scaled to unit length.
 
     ``l`` is the number of training documents and ``df`` a word's document frequency in
     them. A word in every training document gets weight 0, and a word in none (possible
@@ -90,7 +90,7 @@ def word_counter(**options):
 
 
 def make_text_pipeline(classifier, *, vectorizer=None, tfidf=None):
-    """Text -> counts -> (TF-IDF for Gaussian models) -> classifier, as seed 001 does.
+    """Text -> counts -> (TF-IDF for Gaussian models) -> classifier, as Xu 2018 does.
 
     Parameters
     ----------

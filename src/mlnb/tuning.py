@@ -4,8 +4,8 @@ A Naive Bayes model is a function of additive statistics, and its smoothing
 hyper-parameters (``alpha``, ``beta``, ``a``, ``b``, ``var_smoothing``, ...) act only when
 the statistics are turned into estimates. So cross-validated grid search needs no refit:
 the statistics of each fold are computed once, each training part is *total minus fold*,
-and every grid value is scored from those statistics (the tuning of seed 001, section 5:
-a grid over log2(beta), 10-fold cross-validation, macro F1).
+and every grid value is scored from those statistics (the tuning of Xu 2018, section 5: a
+grid over log2(beta), 10-fold cross-validation, macro F1).
 
 :class:`FoldSubtractionSearchCV` follows scikit-learn's ``GridSearchCV`` (same folds, same
 scorers, same ``cv_results_`` keys) and gives the same scores; grid values that change the

@@ -5,9 +5,10 @@ The protocol (``prepare``, ``estimate``, ``score``, ``score_ratio``, ``silence``
 :class:`Parameters` object.
 
 Classical: :class:`Gaussian`, :class:`Multinomial`, :class:`Bernoulli`.
-Bayesian (posterior predictive, seed 001 eqs. 19-22): :class:`BayesianGaussian`,
+Bayesian (posterior predictive, Xu 2018, eqs. 19-22): :class:`BayesianGaussian`,
 :class:`BayesianMultinomial`, :class:`BayesianBernoulli`. Column blocks: :class:`Mixed`.
-Weka's Gaussian estimator (seed 003's Naive Bayes): :class:`DiscretisedGaussian`.
+Weka's Gaussian estimator (the Naive Bayes of Trajdos and Kurzynski's dynamic classifier
+chains): :class:`DiscretisedGaussian`.
 """
 
 from ._base import EventModel, Parameters, entrywise_sum, named_models, registered_classes

@@ -1,10 +1,11 @@
 """Bernoulli event models: classical (Laplace/Lidstone) and Bayesian (Beta prior).
 
 Both are the same computation: the Beta(a, b) posterior predictive of a word's presence,
-``p_cv = (m_cv + a) / (l_c + a + b)`` (seed 001, eq. 21), with ``m_cv`` the (weighted) number
+``p_cv = (m_cv + a) / (l_c + a + b)`` (Xu 2018, eq. 21), with ``m_cv`` the (weighted) number
 of documents of class c containing word v. The classical estimate (eq. 6) is the case
-``a = b = alpha``; the MAP estimate (eq. 15) would be ``a = b = alpha + 1`` (see ALGORITHMS.md
-section 1 on the paper's wording). Absent words count: ``log(1 - p_cv)``.
+``a = b = alpha``; the MAP estimate (eq. 15) would be ``a = b = alpha + 1`` (the paper's
+sentence after eq. 21 says ``alpha + 1`` for the predictive too: that holds for the MAP form
+only). Absent words count: ``log(1 - p_cv)``.
 """
 
 from __future__ import annotations

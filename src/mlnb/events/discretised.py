@@ -1,9 +1,9 @@
 """Weka's Gaussian estimator: a normal distribution over intervals of a feature's precision.
 
-Weka's NaiveBayes (used by the dynamic-chains paper, seed 003) models a numeric attribute
-with ``weka.estimators.NormalEstimator``: values are rounded to the attribute's precision p
-(the mean gap between its distinct sorted training values), the standard deviation is at
-least ``p / 6``, and the "likelihood" of a value x is the probability of the interval
+Weka's NaiveBayes (used by the dynamic-chains paper, Trajdos and Kurzynski) models a numeric
+attribute with ``weka.estimators.NormalEstimator``: values are rounded to the attribute's
+precision p (the mean gap between its distinct sorted training values), the standard deviation
+is at least ``p / 6``, and the "likelihood" of a value x is the probability of the interval
 ``[x - p/2, x + p/2]``:
 
     P(x | c) = Phi((x - mu_c + p/2) / s_c) - Phi((x - mu_c - p/2) / s_c),
@@ -95,7 +95,7 @@ class DiscretisedGaussianParameters(Parameters):
 
 
 class DiscretisedGaussian(EventModel):
-    """Weka's NormalEstimator as an event model (seed 003's Naive Bayes).
+    """Weka's NormalEstimator as an event model (Trajdos and Kurzynski's Naive Bayes).
 
     Parameters
     ----------

@@ -58,7 +58,7 @@ class StudentTParameters(Parameters):
 
 
 class Gaussian(EventModel):
-    """Classical Gaussian event model (seed 001, section 2.3; scikit-learn's GaussianNB).
+    """Classical Gaussian event model (Xu 2018, section 3.3; scikit-learn's GaussianNB).
 
     Per class and feature the maximum-likelihood mean and variance, the variance raised by
     ``var_smoothing * max_v var_v`` where ``var_v`` is feature v's variance over *all rows
@@ -215,7 +215,7 @@ def _student_t_term(x, mean, scale, b_post, exponent):
 
 
 class BayesianGaussian(EventModel):
-    """Normal-Gamma prior, Student-t posterior predictive (seed 001, eqs. 17 and 22).
+    """Normal-Gamma prior, Student-t posterior predictive (Xu 2018, eqs. 17 and 22).
 
     Posterior of class c and feature v from ``l_c``, the mean ``xbar`` and ML variance ``s2``::
 

@@ -2,7 +2,7 @@
 
 A row's log-likelihood is the sum of its blocks' log-likelihoods (features are independent
 given the group). Used, for example, for Gaussian features beside Bernoulli label features
-(seed 002, iMLNB) and for chains retrained with label features.
+(iMLNB, Chitra et al.) and for chains retrained with label features.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Multinomial event models: classical (Lidstone) and Bayesian (Dirichlet-multinomial).
 
-Seed 001 (bayesian_naive_bayes_text): eq. 4 for the classical estimate, eq. 20 for the
-posterior predictive. Statistics used: the per-class word counts ``n_cv`` (``stats.sums``).
+Xu (2018), "Bayesian Naive Bayes classifiers to text classification": eq. 4 for the
+classical estimate, eq. 20 for the posterior predictive. Statistics used: the per-class word
+counts ``n_cv`` (``stats.sums``).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ class _CountModel(EventModel):
 class Multinomial(_CountModel):
     """Classical multinomial event model with Lidstone smoothing.
 
-    ``phi_cv = (n_cv + alpha) / (n_c + V alpha)`` (seed 001, eq. 4, where it is called beta);
+    ``phi_cv = (n_cv + alpha) / (n_c + V alpha)`` (Xu 2018, eq. 4, where it is called beta);
     ``log p(x | c) = sum_v x_v log phi_cv`` (the multinomial coefficient is class-independent
     and dropped, as in scikit-learn).
 
@@ -167,7 +168,7 @@ def _masked_dirichlet_multinomial_term(x, smoothed_count, words):
 
 
 class BayesianMultinomial(_CountModel):
-    """Dirichlet-multinomial posterior predictive (seed 001, eq. 20).
+    """Dirichlet-multinomial posterior predictive (Xu 2018, eq. 20).
 
     With a symmetric Dirichlet(beta) prior on each class's word distribution, a document with
     counts ``x_v`` (``N = sum_v x_v``) has::

@@ -1,6 +1,7 @@
 """Per-label Naive Bayes statistics, shared by binary relevance and every chain.
 
-For L labels, one pass builds (ALGORITHMS.md sections 0 and 4):
+For L labels, one pass builds the additive statistics of every label and of every ordered
+label pair (what the dynamic classifier chains of Trajdos and Kurzynski train once):
 
 - ``features``: :class:`~mlnb.stats.GroupStats` of X grouped by Y (the rows holding each
   label); the rows *not* holding it are ``features.complement()``;
@@ -18,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..events import Bernoulli
+from ..events.categorical import check_pseudo_count
 from ..stats import GroupStats
 
 __all__ = ["feature_log_odds", "label_log_odds", "label_statistics", "log_prior_odds"]
@@ -38,9 +40,7 @@ def log_prior_odds(count, total, alpha):
     ``alpha = 0`` is the maximum-likelihood prior (scikit-learn's); a label never (always)
     seen then gets -inf (+inf).
     """
-    alpha = float(alpha)
-    if not np.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"prior_alpha must be >= 0; got {alpha}")
+    alpha = check_pseudo_count(alpha)
     with np.errstate(divide="ignore"):
         return np.log(count + alpha) - np.log(total - count + alpha)
 

@@ -9,10 +9,10 @@ path fits a clone of any scikit-learn classifier per label.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import AdditiveLabelNB, probability
+from ._generic import check_nb_path, fit_binary, positive_proba, predict_binary
 from ._labels import binary_classes, check_label_matrix
 
 __all__ = ["BinaryRelevance"]
@@ -30,8 +30,6 @@ class BinaryRelevance(AdditiveLabelNB):
         maximum-likelihood prior (as scikit-learn's NB classifiers).
     base_estimator : classifier or None, default=None
         If given, one clone of it is fitted per label instead of the Naive Bayes path.
-    label_alpha : float, default=1.0
-        Unused by binary relevance (kept for a uniform interface with the chains).
 
     Attributes
     ----------
@@ -51,11 +49,10 @@ class BinaryRelevance(AdditiveLabelNB):
            [0, 1]])
     """
 
-    def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None, label_alpha=1.0):
+    def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None):
         self.events = events
         self.prior_alpha = prior_alpha
         self.base_estimator = base_estimator
-        self.label_alpha = label_alpha
 
     # ---- generic path -----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -65,12 +62,11 @@ class BinaryRelevance(AdditiveLabelNB):
         Y = check_label_matrix(y, X.shape[0])
         self.n_labels_ = Y.shape[1]
         self.classes_ = binary_classes(self.n_labels_)
-        self.estimators_ = [_fit_binary(self.base_estimator, X, y, sample_weight) for y in Y.T]
+        self.estimators_ = [fit_binary(self.base_estimator, X, y, sample_weight) for y in Y.T]
         return self
 
     def partial_fit(self, X, y, sample_weight=None):
-        if self.base_estimator is not None:
-            raise ValueError("partial_fit is available on the Naive Bayes path only")
+        check_nb_path(self, "partial_fit")
         return super().partial_fit(X, y, sample_weight)
 
     def predict_log_odds(self, X):
@@ -83,7 +79,7 @@ class BinaryRelevance(AdditiveLabelNB):
             return probability(self._independent_log_odds(X))
         check_is_fitted(self, "estimators_")
         X = validate_data(self, X, accept_sparse="csr", reset=False)
-        return np.column_stack([_positive_proba(model, X) for model in self.estimators_])
+        return np.column_stack([positive_proba(model, X) for model in self.estimators_])
 
     def predict(self, X):
         """0/1 prediction of every label, shape (n_samples, n_labels)."""
@@ -91,29 +87,4 @@ class BinaryRelevance(AdditiveLabelNB):
             return (self._independent_log_odds(X) > 0).astype(int)
         check_is_fitted(self, "estimators_")
         X = validate_data(self, X, accept_sparse="csr", reset=False)
-        return np.column_stack([_predict_binary(model, X) for model in self.estimators_])
-
-
-def _fit_binary(base_estimator, X, y, sample_weight):
-    """A fitted clone for one label, or the constant when the label is constant."""
-    if np.all(y == y[0]):
-        return float(y[0])
-    model = clone(base_estimator)
-    if sample_weight is None:
-        return model.fit(X, y)
-    return model.fit(X, y, sample_weight=sample_weight)
-
-
-def _positive_proba(model, X):
-    if isinstance(model, float):
-        return np.full(X.shape[0], model)
-    if hasattr(model, "predict_proba"):
-        proba = model.predict_proba(X)
-        return proba[:, list(model.classes_).index(1)]
-    return model.predict(X).astype(float)
-
-
-def _predict_binary(model, X):
-    if isinstance(model, float):
-        return np.full(X.shape[0], int(model))
-    return np.asarray(model.predict(X)).astype(int)
+        return np.column_stack([predict_binary(model, X) for model in self.estimators_])

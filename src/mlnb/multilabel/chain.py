@@ -10,13 +10,11 @@ a chain of clones of any scikit-learn classifier in a fixed order.
 
 from __future__ import annotations
 
-import numpy as np
-import scipy.sparse as sp
 from scipy.special import expit
-from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import AdditiveLabelNB
+from ._generic import chain_predict, check_nb_path, fit_chain
 from ._inference import chain_layout, chain_search, joint_log_proba
 from ._labels import binary_classes, check_label_matrix, resolve_order
 
@@ -97,22 +95,12 @@ class ClassifierChain(AdditiveLabelNB):
         self.n_labels_ = Y.shape[1]
         self.classes_ = binary_classes(self.n_labels_)
         self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
-        self.estimators_ = []
-        for position, label in enumerate(self.order_):
-            inputs = _with_labels(X, Y[:, self.order_[:position]])
-            y = Y[:, label]
-            if np.all(y == y[0]):
-                self.estimators_.append(float(y[0]))
-                continue
-            model = clone(self.base_estimator)
-            fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
-            self.estimators_.append(model.fit(inputs, y, **fit_kwargs))
+        self.estimators_ = fit_chain(self.base_estimator, X, Y, self.order_, sample_weight)
         return self
 
     def partial_fit(self, X, y, sample_weight=None):
         """Add a batch of rows (NB path only); the order stays as fitted."""
-        if self.base_estimator is not None:
-            raise ValueError("partial_fit is available on the Naive Bayes path only")
+        check_nb_path(self, "partial_fit")
         return super().partial_fit(X, y, sample_weight)
 
     def _install(self, features, labels, events=None):
@@ -160,33 +148,10 @@ class ClassifierChain(AdditiveLabelNB):
 
     def predict_joint_log_proba(self, X, order=None):
         """Log of the chain's joint probability of the predicted label vector (NB path)."""
-        if self.base_estimator is not None:
-            raise ValueError("the joint probability is available on the Naive Bayes path only")
+        check_nb_path(self, "the joint probability")
         return joint_log_proba(*self._search(X, order))
 
     def _generic_search(self, X):
         check_is_fitted(self, "estimators_")
         X = validate_data(self, X, accept_sparse="csr", reset=False)
-        labels = np.zeros((X.shape[0], self.n_labels_), dtype=int)
-        proba = np.zeros((X.shape[0], self.n_labels_))
-        for position, (label, model) in enumerate(zip(self.order_, self.estimators_, strict=True)):
-            if isinstance(model, float):
-                proba[:, label] = model
-                labels[:, label] = int(model)
-                continue
-            inputs = _with_labels(X, labels[:, self.order_[:position]])
-            labels[:, label] = model.predict(inputs)
-            if hasattr(model, "predict_proba"):
-                proba[:, label] = model.predict_proba(inputs)[:, list(model.classes_).index(1)]
-            else:
-                proba[:, label] = labels[:, label]
-        with np.errstate(divide="ignore"):
-            log_odds = np.log(proba) - np.log1p(-proba)
-        return labels, log_odds
-
-
-def _with_labels(X, labels):
-    """X with label columns appended (sparse stays sparse)."""
-    if sp.issparse(X):
-        return sp.hstack([X, sp.csr_matrix(labels)], format="csr")
-    return np.hstack([X, labels])
+        return chain_predict(self.estimators_, self.order_, X, self.n_labels_)

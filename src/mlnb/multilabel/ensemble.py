@@ -23,6 +23,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .._state import atomic, check_mergeable
 from ..stats import GroupStats
 from ._base import MultiLabelNB
+from ._generic import check_nb_path
 from ._inference import chain_search, stacked_layout, stacked_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._labels import binary_classes, check_label_matrix
@@ -133,8 +134,7 @@ class EnsembleClassifierChains(MultiLabelNB):
 
     def partial_fit(self, X, y, sample_weight=None, *, _online=True):
         """Add a batch of rows, sampled online into the chains (NB path only)."""
-        if self.base_estimator is not None:
-            raise ValueError("partial_fit is available on the Naive Bayes path only")
+        check_nb_path(self, "partial_fit")
         self._check_parameters()
         return self._partial_fit_ensemble(X, y, sample_weight, online=_online)
 

@@ -46,6 +46,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted
 
+from ..events.categorical import check_pseudo_count, log_categorical
 from ..stats import GroupStats, NamedStats, one_hot
 from ._base import AdditiveLabelNB
 from ._labels import binary_classes, check_label_matrix
@@ -82,20 +83,6 @@ class CascadeSteps(NamedTuple):
     sizes: np.ndarray
     labels: np.ndarray
     proba: np.ndarray
-
-
-def _log_laplace(count, total, n_values, alpha):
-    """``log((N_v + alpha) / (N + K alpha))``, the paper's Laplace smoothing (its eq. 11).
-
-    With ``alpha = 0`` and nothing observed (N = 0) the estimate is 0/0; its limit as alpha
-    goes to 0, the uniform 1/K, is used.
-    """
-    n_values = max(int(n_values), 1)
-    count, total = np.asarray(count, dtype=float), np.asarray(total, dtype=float)
-    denominator = total + n_values * alpha
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(count + alpha) - np.log(denominator)
-    return np.where(np.broadcast_to(denominator == 0, out.shape), -np.log(n_values), out)
 
 
 def _with_groups(stats, n_groups):
@@ -307,14 +294,7 @@ class NaiBX(AdditiveLabelNB):
         return self
 
     def _check_alpha(self):
-        alpha = self.prior_alpha
-        if (
-            isinstance(alpha, bool)
-            or not isinstance(alpha, numbers.Real)
-            or not 0 <= alpha < np.inf
-        ):
-            raise ValueError(f"prior_alpha must be a finite number >= 0; got {alpha!r}")
-        return float(alpha)
+        return check_pseudo_count(self.prior_alpha)
 
     def _check_fixed_size(self, n_labels):
         size = self.fixed_size
@@ -416,22 +396,22 @@ class NaiBX(AdditiveLabelNB):
         label_count = self.label_stats_.count
         pairs = self.label_stats_.sums.copy()
         np.fill_diagonal(pairs, 0.0)
-        log_pair = _log_laplace(pairs, pairs.sum(axis=1)[:, None], n_labels - 1, alpha)
+        log_pair = log_categorical(pairs, pairs.sum(axis=1)[:, None], n_labels - 1, alpha)
         np.fill_diagonal(log_pair, -np.inf)
         size_count = self.size_stats_.count
         by_size = self.size_stats_.sums
         # Rows m = 0..S of P(M = m | y), then one row shared by every larger size.
-        size_given_label = _log_laplace(
+        size_given_label = log_categorical(
             np.vstack([by_size, np.zeros((1, n_labels))]), label_count, n_labels, alpha
         )
         # f0 chooses among the sizes seen (all stored sizes if none has weight): a size never
         # seen has no feature model, and skipping it spares the event model empty groups.
         size_groups = np.flatnonzero(size_count > 0) if np.any(size_count > 0) else slice(None)
         model = {
-            "log_size_prior": _log_laplace(
+            "log_size_prior": log_categorical(
                 size_count, self.size_stats_.total_count, n_labels + 1, alpha
             ),
-            "log_label_prior": _log_laplace(label_count, label_count.sum(), n_labels, alpha),
+            "log_label_prior": log_categorical(label_count, label_count.sum(), n_labels, alpha),
             "log_size_given_label": size_given_label,
             "log_pair": log_pair,
             "seen_labels": label_count > 0,
@@ -455,7 +435,7 @@ class NaiBX(AdditiveLabelNB):
         """``log P(M = m)`` for m = 0..L, shape (L + 1,)."""
         model = self._model()
         n_values = self.n_labels_ + 1
-        beyond = _log_laplace(0.0, self.size_stats_.total_count, n_values, self.prior_alpha)
+        beyond = log_categorical(0.0, self.size_stats_.total_count, n_values, self.prior_alpha)
         return self._all_sizes(model["log_size_prior"], beyond)
 
     @property

@@ -11,16 +11,16 @@ in a later ``partial_fit`` batch are appended.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._state import atomic, check_mergeable
 from ..events import make_event_model
-from ..naive_bayes import one_hot
-from ..stats import GroupStats
+from ..events.categorical import check_pseudo_count, log_categorical, log_normalise
+from ..stats import GroupStats, one_hot
 from ._base import MultiLabelClassifierMixin
+from ._generic import check_nb_path, fit_multiclass, multiclass_predictions
 from ._labels import binary_classes, check_label_matrix
 
 __all__ = ["RAkEL", "LabelPowerset"]
@@ -57,21 +57,16 @@ class _PowersetEnsemble(MultiLabelClassifierMixin, BaseEstimator):
         self.classes_ = binary_classes(self.n_labels_)
         self.subsets_ = self._subsets(self.n_labels_, check_random_state(self.random_state))
         self.label_sets_, self.estimators_ = [], []
-        fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
         for subset in self.subsets_:
             known = []
             classes = _encode(Y[:, subset], known)
             self.label_sets_.append(np.array(known, dtype=int).reshape(len(known), len(subset)))
-            model = clone(self.base_estimator)
-            self.estimators_.append(
-                classes[0] if len(known) == 1 else model.fit(X, classes, **fit_kwargs)
-            )
+            self.estimators_.append(fit_multiclass(self.base_estimator, X, classes, sample_weight))
         return self
 
     def partial_fit(self, X, y, sample_weight=None):
         """Add a batch of rows (NB path); new label sets become new classes."""
-        if self.base_estimator is not None:
-            raise ValueError("partial_fit is available on the Naive Bayes path only")
+        check_nb_path(self, "partial_fit")
         return self._partial_fit(X, y, sample_weight)
 
     @atomic
@@ -122,8 +117,7 @@ class _PowersetEnsemble(MultiLabelClassifierMixin, BaseEstimator):
         become new classes.
         """
         check_mergeable(self, other, "n_labels_", "n_features_in_", "subsets_")
-        if self.base_estimator is not None:
-            raise ValueError("merge is available on the Naive Bayes path only")
+        check_nb_path(self, "merge")
         stats, label_sets = [], []
         for mine, theirs, my_sets, their_sets in zip(
             self.stats_, other.stats_, self.label_sets_, other.label_sets_, strict=True
@@ -139,11 +133,8 @@ class _PowersetEnsemble(MultiLabelClassifierMixin, BaseEstimator):
         return self
 
     def _log_prior(self, count):
-        alpha = float(self.prior_alpha)
-        if not np.isfinite(alpha) or alpha < 0:
-            raise ValueError(f"prior_alpha must be >= 0; got {alpha}")
-        with np.errstate(divide="ignore"):
-            return np.log(count + alpha) - np.log(count.sum() + len(count) * alpha)
+        alpha = check_pseudo_count(self.prior_alpha)
+        return log_categorical(count, count.sum(), len(count), alpha)
 
     def _subset_marginals(self, X):
         """Per subset: (labels of the subset, P(label = 1 | x) for them, predicted 0/1)."""
@@ -155,23 +146,14 @@ class _PowersetEnsemble(MultiLabelClassifierMixin, BaseEstimator):
                 self.subsets_, self._params, self._log_priors, self.label_sets_, strict=True
             ):
                 joint = self.events_.score(params, prepared) + prior
-                posterior = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+                posterior = np.exp(log_normalise(joint))
                 yield subset, posterior @ sets, sets[np.argmax(joint, axis=1)]
             return
         X = validate_data(self, X, accept_sparse="csr", reset=False)
         for subset, model, sets in zip(
             self.subsets_, self.estimators_, self.label_sets_, strict=True
         ):
-            if not hasattr(model, "predict"):
-                predicted = np.repeat(sets[[0]], X.shape[0], axis=0)
-                yield subset, predicted.astype(float), predicted
-                continue
-            predicted = sets[model.predict(X)]
-            if hasattr(model, "predict_proba"):
-                marginal = model.predict_proba(X) @ sets[model.classes_]
-            else:
-                marginal = predicted.astype(float)
-            yield subset, marginal, predicted
+            yield subset, *multiclass_predictions(model, X, sets)
 
     def _votes(self, X, *, use_probabilities):
         total = votes = None
