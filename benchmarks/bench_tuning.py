@@ -1,6 +1,6 @@
 """Grid search by fold subtraction against scikit-learn's GridSearchCV, in one run.
 
-The paper's tuning (seed 001, section 5): 16 values of log2(beta), 10-fold cross-validation
+The paper's tuning (Xu 2018, section 5): 16 values of log2(beta), 10-fold cross-validation
 (stratified, as GridSearchCV does for classifiers), macro F1, on the 20 Newsgroups training
 documents (bydate split, stemmed text; counts from CountVectorizer, TF-IDF for the Gaussian
 models). For each model the script prints both searches' times, the speed-up, and the

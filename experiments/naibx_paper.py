@@ -1,4 +1,4 @@
-"""The NaiBX paper's comparison (seed naibx_cascade.txt, section 5), rerun with mlnb.
+"""The NaiBX paper's comparison (Mossina and Rachelson 2017, section 5), rerun with mlnb.
 
 NaiBX, NaiBX-TrueM (the true size given), CC-NB, ECC-NB, CC-SVM, ECC-SVM and RAkEL-SVM
 (k = 3, m = 10) on the shared multi-label sets: 10-fold cross-validation, or one 66 % / 34 %

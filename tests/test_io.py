@@ -274,3 +274,24 @@ def test_what_cannot_be_saved():
         save(mlnb.BinaryRelevance(base_estimator=LinearSVC()).fit(X, Y), "unused")
     with pytest.raises(TypeError, match="mlnb estimators"):
         save(LinearSVC(), "unused")
+
+
+def test_a_parameter_this_version_lacks_is_a_model_file_error(tmp_path):
+    import io as io_module
+
+    from mlnb import BinaryRelevance
+    from mlnb.io import ModelFileError
+
+    X, Y = np.random.default_rng(0).normal(size=(20, 3)), np.eye(2, dtype=int)[[0, 1] * 10]
+    path = tmp_path / "old.mlnb"
+    save(BinaryRelevance().fit(X, Y), path)
+    with np.load(path, allow_pickle=False) as archive:
+        members = {name: archive[name] for name in archive.files}
+    meta = json.loads(members["__meta__"].tobytes().decode("utf-8"))
+    meta["model"]["params"]["__dict__"]["label_alpha"] = 1.0  # as BinaryRelevance once had
+    members["__meta__"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    buffer = io_module.BytesIO()
+    np.savez_compressed(buffer, **members)
+    path.write_bytes(buffer.getvalue())
+    with pytest.raises(ModelFileError, match=r"BinaryRelevance.*label_alpha"):
+        load(path)

@@ -298,16 +298,24 @@ def test_single_label_validation():
 # ---------------------------------------------------------------- registry
 
 
-def test_seed003_criteria_are_the_eleven_losses():
-    names = M.METRIC_SETS["seed003"]
+def test_dynamic_chains_criteria_are_the_eleven_losses():
+    names = M.METRIC_SETS["dynamic_chains"]
     assert len(names) == 11 == len(set(names))
     assert all(not M.METRICS[n].greater_is_better for n in names)
     assert all(M.METRICS[n].task == "multilabel" for n in names)
-    assert list(M.get_metrics("seed003")) == list(names)
+    assert list(M.get_metrics("dynamic_chains")) == list(names)
+
+
+def test_seed003_is_a_silent_alias_of_dynamic_chains(recwarn):
+    assert M.METRIC_SETS["seed003"] == M.METRIC_SETS["dynamic_chains"]
+    assert list(M.get_metrics("seed003")) == list(M.METRIC_SETS["dynamic_chains"])
+    assert not recwarn.list
 
 
 def test_registry_values_match_the_functions():
-    got = {name: metric(T, P) for name, metric in M.get_metrics(["seed003", "naibx"]).items()}
+    got = {
+        name: metric(T, P) for name, metric in M.get_metrics(["dynamic_chains", "naibx"]).items()
+    }
     assert got["hamming"] == pytest.approx(EXPECTED["hamming", None])
     assert got["zero_one"] == pytest.approx(EXPECTED["zero_one", None])
     assert got["accuracy"] == pytest.approx(EXPECTED["jaccard", "samples"])

@@ -270,7 +270,14 @@ class _Reader:
             if body in _FOREIGN_STATE:
                 return self.foreign(cls, body, fields)
             if "params" in fields:
-                obj = cls(**self.decode(fields["params"]))
+                params = self.decode(fields["params"])
+                try:
+                    obj = cls(**params)
+                except TypeError as error:  # e.g. a parameter an older mlnb had
+                    raise ModelFileError(
+                        f"the parameters of {cls.__name__} in the file do not fit this version "
+                        f"of mlnb: {error}"
+                    ) from None
             else:
                 obj = cls.__new__(cls)
             vars(obj).update(self.decode(fields["state"]))

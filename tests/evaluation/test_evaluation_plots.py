@@ -21,7 +21,7 @@ def comparison():
     shift = np.linspace(0.0, 0.6, len(methods))[:, None]
     scores = {
         name: pd.DataFrame(rng.random((5, 12)) + shift, index=methods)
-        for name in METRIC_SETS["seed003"]
+        for name in METRIC_SETS["dynamic_chains"]
     }
     return compare(scores)
 

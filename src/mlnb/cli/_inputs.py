@@ -26,9 +26,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datasets import Dataset, TrainTest, load_arff, load_dataset, make_multilabel
+from ..datasets import (
+    Dataset,
+    TrainTest,
+    clean_text,
+    load_arff,
+    load_dataset,
+    make_multilabel,
+)
 from ..datasets._dataset import concatenate
-from ..datasets._text import VARIANTS, clean_text
+from ..datasets._text import VARIANTS
 
 __all__ = [
     "GENERATED",

@@ -66,10 +66,11 @@ import scipy.sparse as sp
 
 from ._dataset import Dataset
 
-__all__ = ["ArffChunks", "ArffError", "iter_arff", "load_arff"]
+__all__ = ["ArffChunks", "ArffError", "Bags", "check_bags", "iter_arff", "load_arff"]
 
 Missing = Literal["error", "nan", "zero"]
 _MISSING = ("error", "nan", "zero")
+# How `load_arff` turns a multi-instance bag into features (its ``bags`` parameter).
 Bags = Literal["mean_max", "concatenate"]
 _BAGS = ("mean_max", "concatenate")
 _READ_BLOCK = 1 << 20
@@ -953,7 +954,8 @@ def _data_lines(lines: Sequence[str], start: int) -> tuple[list[str], list[int]]
     return keep, nums
 
 
-def _check_bags(bags) -> None:
+def check_bags(bags) -> None:
+    """Raise ValueError unless ``bags`` is a ``bags`` option of `load_arff` (see `Bags`)."""
     if bags not in _BAGS:
         raise ValueError(f"bags: expected one of {_BAGS}, got {bags!r}")
 
@@ -961,7 +963,7 @@ def _check_bags(bags) -> None:
 def _check_options(missing, chunk_size=1, bags="mean_max"):
     if missing not in _MISSING:
         raise ValueError(f"missing: expected one of {_MISSING}, got {missing!r}")
-    _check_bags(bags)
+    check_bags(bags)
     if not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size: expected a positive int, got {chunk_size!r}")
 

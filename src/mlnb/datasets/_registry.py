@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._arff import Bags, _check_bags, load_arff
+from ._arff import Bags, check_bags, load_arff
 from ._dataset import Dataset, TrainTest, concatenate
 
 __all__ = ["data_home", "list_datasets", "load_dataset"]
@@ -178,7 +178,7 @@ def load_dataset(
         raise ValueError(f"name: unknown data set {name!r}; known: {', '.join(list_datasets())}")
     if split not in _SPLITS:
         raise ValueError(f"split: expected one of {_SPLITS}, got {split!r}")
-    _check_bags(bags)
+    check_bags(bags)
     entry = _REGISTRY[key]
     folder = _folder(data_home(data_dir), entry, key)
 

@@ -159,7 +159,7 @@ def cross_validate(
         as is (it receives ``Y`` as given).
     metrics : str or list of str, default=None
         Names of :data:`mlnb.metrics.METRICS` or of :data:`mlnb.metrics.METRIC_SETS`;
-        default ``"seed003"`` (the 11 losses) for multi-label ``Y`` and
+        default ``"dynamic_chains"`` (the 11 losses) for multi-label ``Y`` and
         ``"single_label"`` for a 1-D ``Y``.
     random_state : int, RandomState or None, default=None
         Seed of the splits: the same seed gives the same folds (and, for a deterministic
@@ -185,7 +185,7 @@ def cross_validate(
         raise ValueError(f"Y must be a 1-D class vector or a 2-D indicator matrix, got {Y!r}.")
     task = "multilabel" if multilabel else "single_label"
     if metrics is None:
-        metrics = "seed003" if multilabel else "single_label"
+        metrics = "dynamic_chains" if multilabel else "single_label"
     metrics = get_metrics(metrics, task=task)
     n = _n_samples(X)
     if _n_samples(Y) != n:

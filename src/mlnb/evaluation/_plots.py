@@ -7,7 +7,8 @@ and nothing is shown; saving to PNG uses matplotlib's Agg renderer.
 The critical-difference diagram is scikit-posthocs' ``critical_difference_diagram``
 (which also needs ``mlnb[stats]``): methods placed at their average ranks, crossbars
 joining methods that Nemenyi's test does not separate, and the CD bar (its ``cd``
-argument).  The radar plot follows seed 003's Figure 2: one axis per criterion, a
+argument).  The radar plot follows Figure 2 of the dynamic-chains paper (Trajdos and
+Kurzynski, "Dynamic classifier chains for multi-label learning"): one axis per criterion, a
 method's average rank along it (closer to the centre is better), and a black bar of
 length CD laid along each axis, starting at the best method's rank, when ``show_cd``.
 """

@@ -13,9 +13,10 @@ For each criterion, a methods x data sets table of scores gives:
 - pairwise Wilcoxon signed-rank tests, ``scipy.stats.wilcoxon`` (zero differences split
   between the two rank sums by default, as Demsar does; the statistic is
   ``T = min(R+, R-)``), with Holm's correction,
-  ``statsmodels.stats.multitest.multipletests(method="holm")`` (seed 003, alpha = 0.1);
-- pairwise paired t-tests, ``scipy.stats.ttest_rel``, Holm-corrected likewise (seed 001
-  compares per-category F1 with it).
+  ``statsmodels.stats.multitest.multipletests(method="holm")`` (alpha = 0.1, as in the
+  dynamic-chains paper, Trajdos and Kurzynski, section 3);
+- pairwise paired t-tests, ``scipy.stats.ttest_rel``, Holm-corrected likewise (Xu 2018,
+  Table 3, compares per-category F1 with it).
 
 Two pieces are written here, with reasons: the Friedman statistic without tie correction
 (Demsar's equation, ``tie_correction=False``), which scipy does not offer and which is
@@ -398,9 +399,9 @@ def compare(
     greater_is_better : bool or dict, default=None
         Whether higher values are better, for all criteria or per criterion name.
         ``None``: the flag of :data:`mlnb.metrics.METRICS` for registered names, else
-        False (losses, lower is better, as the 11 criteria of seed 003).
+        False (losses, lower is better, as the 11 criteria of the dynamic-chains paper).
     alpha : float, default=0.1
-        Significance level (seed 003 uses 0.1).
+        Significance level (the dynamic-chains paper, Trajdos and Kurzynski, uses 0.1).
     control : str, default=None
         Compare this method with each other one (k - 1 Wilcoxon / t-tests) instead of all
         k (k - 1) / 2 pairs; Holm's correction runs over the tests made.

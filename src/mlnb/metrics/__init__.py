@@ -19,8 +19,9 @@ equal scikit-learn's; ``f1_score`` and ``jaccard_score`` equal scikit-learn's wi
 equal scikit-learn's ``zero_division=0.0`` values except that both-empty units score 1
 (scikit-learn's single ``zero_division`` value cannot express the rule above).
 
-Named criteria (the 11 of seed 003 as losses, the scores, the single-label ones) are in
-``METRICS`` and ``METRIC_SETS``; see :func:`get_metrics`.
+Named criteria (the 11 losses of the dynamic-chains paper, Trajdos and Kurzynski, the
+scores, the single-label ones) are in ``METRICS`` and ``METRIC_SETS``; see
+:func:`get_metrics`.
 """
 
 from ._multilabel import (

@@ -1,9 +1,10 @@
 """Multi-label metrics: example-based and label-based (macro and micro) criteria.
 
 Definitions follow Tsoumakas et al., "Mining multi-label data" (2010) and Luaces et al.
-(2012), the criteria of the dynamic-chains paper (seed 003).  For an instance (row) or a
-label (column) with ``tp`` true positives, ``n_true`` true and ``n_pred`` predicted labels:
-precision ``tp / n_pred``, recall ``tp / n_true``, F1 ``2 tp / (n_true + n_pred)``, Jaccard
+(2012), the criteria of the dynamic-chains paper (Trajdos and Kurzynski, "Dynamic
+classifier chains for multi-label learning").  For an instance (row) or a label (column)
+with ``tp`` true positives, ``n_true`` true and ``n_pred`` predicted labels: precision
+``tp / n_pred``, recall ``tp / n_true``, F1 ``2 tp / (n_true + n_pred)``, Jaccard
 ``tp / (n_true + n_pred - tp)``.  A zero denominator follows the one convention of
 :mod:`mlnb.metrics`: 1 when the true and the predicted sets are both empty, else 0.
 

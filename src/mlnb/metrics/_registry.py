@@ -4,11 +4,17 @@
 and whether it scores multi-label indicator matrices or single-label class vectors).
 ``METRIC_SETS`` names groups of criteria used by the papers:
 
-- ``"seed003"``: the 11 criteria of the dynamic-chains paper (all losses, lower is
+- ``"dynamic_chains"``: the 11 criteria of the dynamic-chains paper (Trajdos and
+  Kurzynski, "Dynamic classifier chains for multi-label learning"; all losses, lower is
   better): Hamming, zero-one, example-based FDR, FNR and F1 loss, macro FDR, FNR and
   F1 loss, micro FDR, FNR and F1 loss;
-- ``"naibx"``: zero-one, Hamming, accuracy, precision and recall (the NaiBX paper);
-- ``"single_label"``: accuracy and macro precision, recall and F1 (seed 001).
+- ``"naibx"``: zero-one, Hamming, accuracy, precision and recall (the NaiBX paper,
+  Mossina and Rachelson 2017);
+- ``"single_label"``: accuracy and macro precision, recall and F1 (the criteria of the
+  Bayesian Naive Bayes paper, Xu 2018).
+
+``"seed003"`` is a deprecated alias of ``"dynamic_chains"``, kept (without a warning) so
+that existing scripts and result files keep working; new code should use the new name.
 """
 
 from __future__ import annotations
@@ -106,7 +112,7 @@ def _build():
 METRICS: dict[str, Metric] = _build()
 
 METRIC_SETS: dict[str, tuple[str, ...]] = {
-    "seed003": (
+    "dynamic_chains": (
         "hamming",
         "zero_one",
         "example_fdr",
@@ -123,6 +129,10 @@ METRIC_SETS: dict[str, tuple[str, ...]] = {
     "single_label": ("sl_accuracy", "sl_macro_precision", "sl_macro_recall", "sl_macro_f1"),
 }
 
+# Deprecated set names, kept as keys of METRIC_SETS so that old code still works.
+_ALIASES = {"seed003": "dynamic_chains"}
+METRIC_SETS.update({old: METRIC_SETS[new] for old, new in _ALIASES.items()})
+
 
 def get_metrics(names, *, task=None):
     """Resolve metric names or set names to an ordered ``{name: Metric}`` dict.
@@ -130,7 +140,8 @@ def get_metrics(names, *, task=None):
     Parameters
     ----------
     names : str or iterable of str
-        Metric names of ``METRICS`` and/or set names of ``METRIC_SETS``.
+        Metric names of ``METRICS`` and/or set names of ``METRIC_SETS`` (the deprecated
+        alias ``"seed003"`` gives ``"dynamic_chains"``).
     task : {"multilabel", "single_label"}, default=None
         If given, every metric must score this target type.
 
@@ -150,7 +161,8 @@ def get_metrics(names, *, task=None):
             out[name] = METRICS[name]
         else:
             raise ValueError(
-                f"metrics: unknown name {name!r}; known sets {sorted(METRIC_SETS)}, "
+                f"metrics: unknown name {name!r}; known sets "
+                f"{sorted(set(METRIC_SETS) - set(_ALIASES))}, "
                 f"known metrics {sorted(METRICS)}."
             )
     if not out:

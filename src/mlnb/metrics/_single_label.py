@@ -1,8 +1,11 @@
 """Single-label (multi-class) per-class and averaged precision, recall and F1.
 
 A single-label target is a one-hot indicator matrix, so these are the label-based
-criteria of :mod:`mlnb.metrics._multilabel` applied to the one-hot encodings of
-``y_true`` and ``y_pred`` (seed 001 reports their macro averages over categories).
+criteria of :mod:`mlnb.metrics` (:func:`~mlnb.metrics.precision_score`,
+:func:`~mlnb.metrics.recall_score`, :func:`~mlnb.metrics.f1_score`) applied to the
+one-hot encodings of ``y_true`` and ``y_pred`` (Xu 2018, "Bayesian Naive Bayes
+classifiers to text classification", section 5, reports their macro averages over
+categories).
 A class that is neither true nor predicted for any instance (possible only with an
 explicit ``labels``) scores 1; a class never predicted but present has precision 0, one
 predicted but never present has recall 0: the 0/0 convention of :mod:`mlnb.metrics`.
