@@ -6,7 +6,7 @@ The state of a fitted classifier is its statistics (``stats_``, a
 :class:`~mlnb.stats.GroupStats` over one-hot classes) plus its hyper-parameters; the
 parameters derived from them are cached in ``params_`` and recomputed when statistics change.
 
-Class prior (seed 001): ``P(c) = (l_c + alpha) / (l + C alpha)`` with ``l_c`` the weighted
+Class prior (Xu 2018): ``P(c) = (l_c + alpha) / (l + C alpha)`` with ``l_c`` the weighted
 count of class c: eq. 2 (classical, Laplace alpha = 1 in the paper) and eq. 19 (Bayesian,
 Dirichlet(alpha) posterior predictive). The classical classifiers default to ``prior_alpha=0``
 (the maximum-likelihood prior), as scikit-learn does.
@@ -324,7 +324,7 @@ class GaussianNB(_BaseNB):
     priors : array-like of shape (n_classes,), default=None
         Given class prior; None estimates it from the class counts.
     var_smoothing : float, default=1e-9
-        Variance floor ``var_smoothing * largest feature variance`` (seed 001, section 4;
+        Variance floor ``var_smoothing * largest feature variance`` (Xu 2018, section 4;
         computed from all rows seen, also across partial_fit calls).
     prior_alpha : float, default=0.0
         Pseudo-count of the class prior (eq. 2); 0 is scikit-learn's maximum-likelihood prior.
@@ -369,7 +369,7 @@ class MultinomialNB(_BaseNB):
     Parameters
     ----------
     alpha : float, default=1.0
-        Lidstone smoothing of the word probabilities (seed 001, eq. 4, its beta).
+        Lidstone smoothing of the word probabilities (Xu 2018, eq. 4, its beta).
     fit_prior : bool, default=True
         Whether to learn the class prior; False means uniform.
     class_prior : array-like of shape (n_classes,), default=None
@@ -410,7 +410,7 @@ class BernoulliNB(_BaseNB):
     Parameters
     ----------
     alpha : float, default=1.0
-        Additive smoothing of the presence probabilities (seed 001, eq. 6, its beta).
+        Additive smoothing of the presence probabilities (Xu 2018, eq. 6, its beta).
     binarize : float or None, default=0.0
         Threshold above which a feature counts as present; None if X is already 0/1.
     fit_prior, class_prior, prior_alpha
@@ -433,7 +433,7 @@ class BernoulliNB(_BaseNB):
 
 
 class _BayesianPrior:
-    """Dirichlet(alpha) class prior, posterior predictive (seed 001, eq. 19)."""
+    """Dirichlet(alpha) class prior, posterior predictive (Xu 2018, eq. 19)."""
 
     def _prior_alpha(self):
         return self.alpha
@@ -443,7 +443,7 @@ class _BayesianPrior:
 
 
 class BayesianMultinomialNB(_BayesianPrior, _BaseNB):
-    """Bayesian multinomial Naive Bayes: Dirichlet-multinomial predictive (seed 001, eq. 20).
+    """Bayesian multinomial Naive Bayes: Dirichlet-multinomial predictive (Xu 2018, eq. 20).
 
     Parameters
     ----------
@@ -468,7 +468,7 @@ class BayesianMultinomialNB(_BayesianPrior, _BaseNB):
 
 
 class BayesianBernoulliNB(_BayesianPrior, _BaseNB):
-    """Bayesian Bernoulli Naive Bayes: Beta-Bernoulli predictive (seed 001, eq. 21).
+    """Bayesian Bernoulli Naive Bayes: Beta-Bernoulli predictive (Xu 2018, eq. 21).
 
     With ``a = b`` it predicts as :class:`BernoulliNB` with ``alpha = a``.
 

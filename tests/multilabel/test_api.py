@@ -100,8 +100,8 @@ def expected_failures(estimator):
     voting = (EnsembleClassifierChains, DynamicChainEnsemble, OOCC, GeneticChainEnsemble)
     if isinstance(estimator, voting):
         failures["check_classifiers_multilabel_output_format_predict_proba"] = (
-            "with hard voting (seed 003, eq. 22) predict_proba is the share of chains voting "
-            "1, which is exactly 0 or 1 when all chains agree"
+            "with hard voting (Trajdos and Kurzynski, eq. 22) predict_proba is the share of "
+            "chains voting 1, which is exactly 0 or 1 when all chains agree"
         )
     if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble)):
         # no sample_weight and no partial_fit: these checks do not apply and pass
@@ -109,8 +109,8 @@ def expected_failures(estimator):
         del failures["check_estimators_partial_fit_n_features"]
     if isinstance(estimator, KNNChain):
         failures["check_classifiers_multilabel_output_format_predict_proba"] = (
-            "predict_proba is the share of the R neighbours voting 1 (seed 003, eq. 11), "
-            "exactly 0 or 1 when they agree"
+            "predict_proba is the share of the R neighbours voting 1 (Trajdos and Kurzynski, "
+            "eq. 11), exactly 0 or 1 when they agree"
         )
     return failures
 

@@ -1,4 +1,4 @@
-"""IMLNB: binary relevance NB with correlated labels as Bernoulli features (seed 002)."""
+"""IMLNB: binary relevance NB with correlated labels as Bernoulli features (Chitra et al.)."""
 
 import pickle
 

@@ -1,11 +1,11 @@
 """Classifier chains whose Naive Bayes model is trained once for every label order.
 
-Label k's classifier in a chain sees the features and the labels decided before it. With
-Naive Bayes those label features are Bernoulli, so all it needs are the pairwise label
-statistics ``Y.T @ Y`` (ALGORITHMS.md section 4): the chain is trained once, and
-``predict(X, order=...)`` works for any order without refitting. Inference is greedy (the
-classic chain), beam search or exact (PCC, Dembczynski et al. 2010). The generic path trains
-a chain of clones of any scikit-learn classifier in a fixed order.
+Label k's classifier in a chain sees the features and the labels decided before it. With Naive Bayes
+those label features are Bernoulli, so all it needs are the pairwise label statistics ``Y.T @ Y``
+(as in the dynamic chains of Trajdos and Kurzynski): the chain is trained once, and ``predict(X,
+order=...)`` works for any order without refitting. Inference is greedy (the classic chain), beam
+search or exact (PCC, Dembczynski et al. 2010). The generic path trains a chain of clones of any
+scikit-learn classifier in a fixed order.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Ensembles of classifier chains (ECC, Read et al. 2009).
 
 K chains with random orders, each trained on a sample of the rows; the answer is the mean
-of the chains' 0/1 responses thresholded at 0.5 (seed 003, eq. 22). With Naive Bayes, the
-K sets of statistics come from one weighted pass: the grouping matrix stacks every chain's
-label columns restricted to its sample, then one column per chain for the sample itself
-(its totals), so ``G.T @ X`` computes all of them at once
+of the chains' 0/1 responses thresholded at 0.5 (Trajdos and Kurzynski, eq. 22). With Naive
+Bayes, the K sets of statistics come from one weighted pass: the grouping matrix stacks
+every chain's label columns restricted to its sample, then one column per chain for the
+sample itself (its totals), so ``G.T @ X`` computes all of them at once
 (:meth:`~mlnb.stats.GroupStats.from_member_labels`). At prediction, the chains' models are
 derived from these statistics and scored together: one stacked product for the features of
 all the chains' labels and one greedy search that advances every chain at each step.
@@ -326,7 +326,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         return total / int(self.n_chains)
 
     def predict(self, X):
-        """``[mean over chains > 0.5]`` for every label (seed 003, eq. 22)."""
+        """``[mean over chains > 0.5]`` for every label (Trajdos and Kurzynski, eq. 22)."""
         return (self.predict_proba(X) > 0.5).astype(int)
 
 

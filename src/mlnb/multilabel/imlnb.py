@@ -1,7 +1,7 @@
 """iMLNB: binary relevance Naive Bayes whose input space is expanded with correlated labels.
 
-Chitra et al. (seed 002, "Label dependency modeling in Multi-Label Naive Bayes through input
-space expansion"; ALGORITHMS.md section 3): the classifier of label k sees the original
+Chitra et al., "Label dependency modeling in Multi-Label Naive Bayes through input space
+expansion": the classifier of label k sees the original
 features and, as Bernoulli features, the other labels whose Pearson correlation with k
 exceeds a threshold (0.5; eqs. 15-17). Continuous features are Gaussian, so each label's
 model is a *mixed* Naive Bayes (eqs. 20-21); the label features are Laplace-smoothed
@@ -48,7 +48,7 @@ def label_correlation(labels):
     Returns
     -------
     ndarray of shape (n_labels, n_labels)
-        ``r_kj = (N C_kj - N_k N_j) / sqrt(N_k (N - N_k) N_j (N - N_j))`` (seed 002,
+        ``r_kj = (N C_kj - N_k N_j) / sqrt(N_k (N - N_k) N_j (N - N_j))`` (Chitra et al.,
         eqs. 16-17, for 0/1 variables, weighted by the sample weights); 0 where a label is
         constant (never or always present), whose correlation is undefined.
     """
@@ -87,7 +87,7 @@ class Stages(NamedTuple):
 
 
 class IMLNB(AdditiveLabelNB):
-    """Binary relevance NB with label-space input expansion (iMLNB, seed 002).
+    """Binary relevance NB with label-space input expansion (iMLNB, Chitra et al.).
 
     Label k's classifier is a mixed Naive Bayes over the original features (the event
     model ``events``) and the labels j whose correlation with k exceeds ``threshold``
@@ -101,7 +101,7 @@ class IMLNB(AdditiveLabelNB):
         Event model of the original features (:mod:`mlnb.events`): Gaussian as the paper,
         or ``"multinomial"`` / ``"bernoulli"`` for bag-of-words data.
     threshold : float, default=0.5
-        A label j becomes a feature of label k when ``r_kj > threshold`` (seed 002: "the
+        A label j becomes a feature of label k when ``r_kj > threshold`` (Chitra et al.: "the
         responses with correlation p > 0.5"); a threshold >= 1 selects nothing and gives
         binary relevance.
     correlation : {"absolute", "signed"}, default="absolute"
@@ -138,11 +138,11 @@ class IMLNB(AdditiveLabelNB):
 
     Notes
     -----
-    Two readings of the paper. Eq. 23 as extracted, ``(1 + f_kj) / (q + sum_k f_kj)``,
-    looks like a multinomial Laplace estimate over the q label features, but the text
-    calls the label features Bernoulli; this follows the text (and ALGORITHMS.md section
-    3): a Bernoulli feature per selected label with its own Laplace estimate. "p > 0.5"
-    does not say whether a strong negative correlation counts; ``correlation`` chooses.
+    Two readings of the paper. Eq. 23 as extracted, ``(1 + f_kj) / (q + sum_k f_kj)``, looks like a
+    multinomial Laplace estimate over the q label features, but the text calls the label features
+    Bernoulli; this follows the text: a Bernoulli feature per selected label with its own Laplace
+    estimate. "p > 0.5" does not say whether a strong negative correlation counts; ``correlation``
+    chooses.
 
     Training costs one pass of statistics for all labels: no per-label refit and no
     expanded data matrix. ``partial_fit`` and ``merge`` add statistics, then recompute the

@@ -1,8 +1,8 @@
 """NaiBX, the online Naive Bayes cascade for label-subset prediction.
 
-Seed: ``naibx_cascade.txt`` (restated in ALGORITHMS.md section 2). A label set is predicted
-as its size first, then its elements one at a time, each step a Naive Bayes classifier over
-the labels not chosen yet, given the ones already chosen::
+Mossina and Rachelson (2017), "Naive Bayes Classification for Subset Selection". A label set is
+predicted as its size first, then its elements one at a time, each step a Naive Bayes classifier
+over the labels not chosen yet, given the ones already chosen::
 
     f0(x)      = argmax_m  P(M = m) prod_i p(x_i | M = m)
     f_k(x, m)  = argmax_{y not chosen}  P(y) prod_i p(x_i | y) P(M = m | y)
