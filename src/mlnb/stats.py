@@ -311,6 +311,30 @@ class GroupStats:
         self.total_sums = np.zeros(self.n_features)
         self.total_m2 = np.zeros(self.n_features) if second_moments else None
 
+    @classmethod
+    def from_arrays(cls, count, sums, total_count, total_sums, m2=None, total_m2=None):
+        """Statistics with the given arrays (kept, not copied); second moments if ``m2``.
+
+        Parameters
+        ----------
+        count : ndarray of shape (n_groups,)
+        sums : ndarray of shape (n_groups, n_features)
+        total_count : float
+        total_sums : ndarray of shape (n_features,)
+        m2 : ndarray of shape (n_groups, n_features), optional
+        total_m2 : ndarray of shape (n_features,), optional
+            Required with ``m2``.
+        """
+        new = cls.__new__(cls)
+        new.n_groups, new.n_features = sums.shape
+        new.second_moments = m2 is not None
+        if new.second_moments and total_m2 is None:
+            raise ValueError("total_m2 is required with m2")
+        new.count, new.sums, new.m2 = count, sums, m2
+        new.total_count, new.total_sums = float(total_count), total_sums
+        new.total_m2 = total_m2 if new.second_moments else None
+        return new
+
     # ------------------------------------------------------------------ derived quantities
     @property
     def mean(self) -> np.ndarray:
@@ -409,39 +433,36 @@ class GroupStats:
                 if sp.issparse(groups)
                 else groups * w[:, None]
             )
-        batch = GroupStats(0, 0, second_moments=self.second_moments)  # filled in below
-        batch.n_groups, batch.n_features = self.n_groups, self.n_features
-        batch.count = _as_dense(groups.sum(axis=0)).ravel()
-        batch.sums = _product_T(groups, X)
-        batch.total_count = float(w.sum())
+        count = _as_dense(groups.sum(axis=0)).ravel()
+        sums = _product_T(groups, X)
         # Every row in exactly one group: the totals follow from the groups.
-        batch.total_sums = (
-            batch.sums.sum(axis=0) if partition else _product_T(w[:, None], X).ravel()
-        )
+        total_sums = sums.sum(axis=0) if partition else _product_T(w[:, None], X).ravel()
+        batch = GroupStats.from_arrays(count, sums, w.sum(), total_sums)
         if not self.second_moments:
             return batch
+        mean, total_mean = batch.mean, batch.total_mean
+        total_m2 = None
         if sp.issparse(X):
             # Raw sums of squares (centre 0): centring would densify sparse X.
             squares = X.multiply(X)
-            batch.m2 = _m2_from_raw(_product_T(groups, squares), batch.count[:, None], batch.mean)
+            m2 = _m2_from_raw(_product_T(groups, squares), count[:, None], mean)
             if not partition:
-                batch.total_m2 = _m2_from_raw(
-                    _product_T(w[:, None], squares).ravel(), batch.total_count, batch.total_mean
+                total_m2 = _m2_from_raw(
+                    _product_T(w[:, None], squares).ravel(), batch.total_count, total_mean
                 )
         elif partition:
             # Two passes, each row centred on its group's mean: exact zeros for a feature
             # constant within a group.
-            batch.m2 = _centred_squares(X, groups, batch.mean, _group_of_rows(groups))
+            m2 = _centred_squares(X, groups, mean, _group_of_rows(groups))
         else:
             # Overlapping groups: centre on the overall batch mean (shifted-data formula).
-            centre, no_group = batch.total_mean[None, :], np.zeros(n_samples, dtype=np.intp)
+            centre, no_group = total_mean[None, :], np.zeros(n_samples, dtype=np.intp)
             squares = _centred_squares(X, groups, centre, no_group)
-            batch.m2 = _m2_from_raw(squares, batch.count[:, None], batch.mean - centre)
-            batch.total_m2 = _centred_squares(X, w[:, None], centre, no_group).ravel()
+            m2 = _m2_from_raw(squares, count[:, None], mean - centre)
+            total_m2 = _centred_squares(X, w[:, None], centre, no_group).ravel()
         if partition:
-            spread = batch.count[:, None] * (batch.mean - batch.total_mean) ** 2
-            batch.total_m2 = (batch.m2 + spread).sum(axis=0)
-        return batch
+            total_m2 = (m2 + count[:, None] * (mean - total_mean) ** 2).sum(axis=0)
+        return GroupStats.from_arrays(count, sums, batch.total_count, total_sums, m2, total_m2)
 
     # ------------------------------------------------------------------ algebra
     def _check_compatible(self, other: GroupStats):
@@ -546,14 +567,11 @@ class GroupStats:
         """A copy; ``deep=False`` shares the arrays, which :meth:`merge` and :meth:`subtract`
         replace rather than modify, so the copy can be merged into or subtracted from
         without touching the original."""
-        new = GroupStats(0, 0, second_moments=self.second_moments)
-        new.n_groups, new.n_features = self.n_groups, self.n_features
         take = np.copy if deep else (lambda array: array)
-        new.count, new.sums = take(self.count), take(self.sums)
-        new.total_count, new.total_sums = self.total_count, take(self.total_sums)
-        if self.second_moments:
-            new.m2, new.total_m2 = take(self.m2), take(self.total_m2)
-        return new
+        moments = (take(self.m2), take(self.total_m2)) if self.second_moments else ()
+        return GroupStats.from_arrays(
+            take(self.count), take(self.sums), self.total_count, take(self.total_sums), *moments
+        )
 
     def complement(self) -> GroupStats:
         """Statistics of the rows *outside* each group: total minus group.
@@ -587,25 +605,27 @@ class GroupStats:
         arithmetic as :meth:`complement`, element by element.
         """
         totals = np.arange(self.n_groups)[totals]
-        rest = GroupStats(0, 0, second_moments=self.second_moments)
-        rest.n_groups, rest.n_features = len(totals), self.n_features
         total_count = self.count[totals]
-        rest.count = np.maximum(total_count - self.count[groups], 0.0)
-        rest.sums = self.sums[totals]
-        rest.sums -= self.sums[groups]  # a slice of groups: a view, no copy
-        rest.total_count, rest.total_sums = self.total_count, self.total_sums.copy()
+        rest_count = np.maximum(total_count - self.count[groups], 0.0)
+        rest_sums = self.sums[totals]
+        rest_sums -= self.sums[groups]  # a slice of groups: a view, no copy
+        rest = GroupStats.from_arrays(
+            rest_count, rest_sums, self.total_count, self.total_sums.copy()
+        )
         if self.second_moments:
             count = self.count[groups]
-            rest.m2 = _chan_remove(
+            m2 = _chan_remove(
                 total_count[:, None],
                 self.m2[totals],
                 count[:, None],
                 _safe_divide(self.sums[groups], count[:, None]),
                 self.m2[groups],
-                rest.count[:, None],
+                rest_count[:, None],
                 rest.mean,
             )
-            rest.total_m2 = self.total_m2.copy()
+            rest = GroupStats.from_arrays(
+                rest_count, rest_sums, rest.total_count, rest.total_sums, m2, self.total_m2.copy()
+            )
         return rest
 
     def select_features(self, columns) -> GroupStats:
@@ -628,18 +648,17 @@ class GroupStats:
         """
         if not (isinstance(groups, slice) and not copy):
             groups = np.arange(self.n_groups)[groups]
-        new = GroupStats(0, 0, second_moments=self.second_moments)
-        new.n_groups, new.n_features = len(self.count[groups]), self.n_features
-        new.count, new.sums = self.count[groups], self.sums[groups]
         if total_group is None:
-            new.total_count, new.total_sums = self.total_count, self.total_sums.copy()
+            total_count, total_sums = self.total_count, self.total_sums.copy()
         else:
-            new.total_count = float(self.count[total_group])
-            new.total_sums = self.sums[total_group].copy()
+            total_count, total_sums = self.count[total_group], self.sums[total_group].copy()
+        moments = ()
         if self.second_moments:
-            new.m2 = self.m2[groups]
-            new.total_m2 = self.total_m2.copy() if total_group is None else self.m2[total_group]
-        return new
+            total_m2 = self.total_m2.copy() if total_group is None else self.m2[total_group]
+            moments = (self.m2[groups], total_m2)
+        return GroupStats.from_arrays(
+            self.count[groups], self.sums[groups], total_count, total_sums, *moments
+        )
 
     def add_groups(self, n_new: int) -> GroupStats:
         """A copy with ``n_new`` empty groups appended (e.g. classes first seen later)."""
