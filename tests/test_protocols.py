@@ -245,3 +245,23 @@ def test_fold_subtraction_refuses_other_estimators(estimator):
     X, Y = make_multilabel(60, 5, 3, random_state=0)
     with pytest.raises(TypeError, match="not a function of additive statistics"):
         FoldSubtractionSearchCV(estimator, {"random_state": [0]}).fit(X, Y)
+
+
+class ThresholdBR(BinaryRelevance):
+    """A user's estimator: binary relevance that predicts at log-odds above ``margin``."""
+
+    def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None, margin=1.0):
+        super().__init__(events=events, prior_alpha=prior_alpha, base_estimator=base_estimator)
+        self.margin = margin
+
+    def predict(self, X):
+        return (self.predict_log_odds(X) > self.margin).astype(int)
+
+
+def test_a_user_subclass_of_an_estimator_survives_a_model_file(tmp_path):
+    X, Y = positive_data(4)
+    model = ThresholdBR(events=Exponential(), margin=0.5).fit(X, Y)
+    save(model, tmp_path / "model.mlnb")
+    again = load(tmp_path / "model.mlnb")
+    assert type(again) is ThresholdBR and again.margin == 0.5
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))

@@ -10,7 +10,36 @@ import inspect
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["adopt_state", "atomic", "check_mergeable", "check_online", "takes_classes"]
+__all__ = [
+    "Registered",
+    "adopt_state",
+    "atomic",
+    "check_mergeable",
+    "check_online",
+    "registered_classes",
+    "takes_classes",
+]
+
+# Classes by qualified name, as they are defined (see Registered).
+_REGISTRY = {}
+
+
+class Registered:
+    """Base of the classes a model file may name: mlnb's estimators, event models and
+    parameter objects, and every subclass of them that a user's code defines.
+
+    A class is registered when it is defined, so :mod:`mlnb.io` can rebuild it; a file can
+    only name classes that the loading process has already defined (it never imports).
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _REGISTRY[f"{cls.__module__}.{cls.__qualname__}"] = cls
+
+
+def registered_classes():
+    """Every :class:`Registered` class defined so far, by qualified name."""
+    return dict(_REGISTRY)
 
 
 def atomic(method):

@@ -80,9 +80,9 @@ def _allowed_classes():
 
 
 def _loadable_classes():
-    """What a model file may name: :func:`_allowed_classes`, and the event models and
-    parameter classes defined so far (mlnb's and a user's: subclassing registers them)."""
-    from mlnb.events import registered_classes
+    """What a model file may name: :func:`_allowed_classes`, and the estimators, event
+    models and parameter classes defined so far (mlnb's and a user's subclasses)."""
+    from mlnb._state import registered_classes
 
     return {**registered_classes(), **_allowed_classes()}
 
@@ -306,7 +306,10 @@ def _qualified(obj):
 
 
 def _is_mlnb_estimator(value):
-    return hasattr(value, "get_params") and type(value).__module__.startswith("mlnb.")
+    """An mlnb estimator or event model, or a user's subclass of one."""
+    from mlnb._state import Registered
+
+    return hasattr(value, "get_params") and isinstance(value, Registered)
 
 
 def _dtype_name(scalar_type):

@@ -25,7 +25,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._state import atomic, check_mergeable
+from ._state import Registered, atomic, check_mergeable
 from .events import (
     BayesianBernoulli,
     BayesianGaussian,
@@ -60,7 +60,7 @@ def _class_index(y, classes):
     return index
 
 
-class _BaseNB(ClassifierMixin, BaseEstimator):
+class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     """Validation, incremental fitting, merging and prediction for every NB classifier."""
 
     _positive_only = False

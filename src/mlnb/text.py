@@ -18,10 +18,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._state import Registered
+
 __all__ = ["LogTfidfTransformer", "make_text_pipeline", "word_counter"]
 
 
-class LogTfidfTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class LogTfidfTransformer(Registered, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """TF-IDF of Xu 2018 (section 5): ``ln(1 + tf) * log2(l / df)``, rows scaled to unit length.
 
     ``l`` is the number of training documents and ``df`` a word's document frequency in

@@ -11,7 +11,7 @@ Weka's Gaussian estimator (the Naive Bayes of Trajdos and Kurzynski's dynamic cl
 chains): :class:`DiscretisedGaussian`.
 """
 
-from ._base import EventModel, Parameters, entrywise_sum, named_models, registered_classes
+from ._base import EventModel, Parameters, entrywise_sum, named_models
 from .bernoulli import BayesianBernoulli, Bernoulli, BernoulliParameters
 from .discretised import DiscretisedGaussian, DiscretisedGaussianParameters, weka_precision
 from .gaussian import BayesianGaussian, Gaussian, GaussianParameters, StudentTParameters
@@ -45,7 +45,6 @@ __all__ = [
     "entrywise_sum",
     "make_event_model",
     "named_models",
-    "registered_classes",
     "weka_precision",
 ]
 

@@ -32,12 +32,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from .._state import Registered
+
 __all__ = [
     "EventModel",
     "Parameters",
     "entrywise_sum",
     "named_models",
-    "registered_classes",
     "transposed_difference",
 ]
 
@@ -46,14 +47,11 @@ _BLOCK_BUDGET = 1 << 22
 # Features with at most this many distinct nonzero values are summed by lookup.
 _MAX_LOOKUP_VALUES = 32
 
-# Event models and parameter classes by qualified name, as defined (see registered_classes).
-_REGISTRY = {}
 # Event models by the name an estimator's ``events`` parameter may give (see named_models).
 _NAMED = {}
 
 
-def _register(cls):
-    _REGISTRY[f"{cls.__module__}.{cls.__qualname__}"] = cls
+def _register_name(cls):
     name = cls.__dict__.get("name")
     if name is not None:
         _NAMED[name] = cls
@@ -65,16 +63,7 @@ def named_models():
     return dict(_NAMED)
 
 
-def registered_classes():
-    """Every event-model and parameter class defined so far, by qualified name.
-
-    What :mod:`mlnb.io` lets a model file name: mlnb's own classes and those a user's code
-    has defined (subclassing registers them); a file never causes an import.
-    """
-    return dict(_REGISTRY)
-
-
-class Parameters:
+class Parameters(Registered):
     """Base of the event models' parameter objects: named (n_groups x n_features) arrays.
 
     Subclasses are dataclasses. ``per_feature`` names the fields holding one value per
@@ -85,10 +74,6 @@ class Parameters:
     #: Fields with one value per (group, feature).
     per_feature = ()
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        _register(cls)
-
     def replace(self, **changes):
         """A copy with some fields replaced (derived fields recomputed)."""
         return dataclasses.replace(self, **changes).refreshed()
@@ -98,7 +83,7 @@ class Parameters:
         return self
 
 
-class EventModel(BaseEstimator):
+class EventModel(Registered, BaseEstimator):
     """Base class: hyper-parameters in, log-likelihood matrices out.
 
     Subclasses implement :meth:`estimate` (statistics -> :class:`Parameters`) and
@@ -125,7 +110,7 @@ class EventModel(BaseEstimator):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        _register(cls)
+        _register_name(cls)
 
     def statistics_key(self):
         """What the statistics depend on: models with equal keys can share statistics."""

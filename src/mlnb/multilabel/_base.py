@@ -24,7 +24,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .._state import atomic, check_mergeable
+from .._state import Registered, atomic, check_mergeable
 from ..events import make_event_model
 from ..stats import NamedStats
 from ._label_model import (
@@ -39,7 +39,7 @@ from ._labels import binary_classes, check_label_matrix
 __all__ = ["AdditiveLabelNB", "MultiLabelClassifierMixin", "MultiLabelEstimator", "MultiLabelNB"]
 
 
-class MultiLabelClassifierMixin(ClassifierMixin):
+class MultiLabelClassifierMixin(Registered, ClassifierMixin):
     """scikit-learn tags of a multi-label classifier: 0/1 indicator targets, sparse X."""
 
     def __sklearn_tags__(self):
