@@ -14,8 +14,12 @@ Dirichlet(alpha) posterior predictive). The classical classifiers default to ``p
 
 from __future__ import annotations
 
+from numbers import Real
+from typing import ClassVar
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -60,8 +64,29 @@ def _class_index(y, classes):
     return index
 
 
+_NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+
+
 class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     """Validation, incremental fitting, merging and prediction for every NB classifier."""
+
+    #: Declarative checks of every classifier's parameters (scikit-learn's).
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [_NON_NEGATIVE, "array-like"],
+        "beta": [_NON_NEGATIVE, "array-like"],
+        "a": [_NON_NEGATIVE, "array-like"],
+        "b": [_NON_NEGATIVE, "array-like"],
+        "lam": [_POSITIVE, "array-like"],
+        "mu": [Real, "array-like", None],
+        "var_smoothing": [_NON_NEGATIVE],
+        "binarize": [Real, None],
+        "fit_prior": ["boolean"],
+        "class_prior": ["array-like", None],
+        "priors": ["array-like", None],
+        "prior_alpha": [_NON_NEGATIVE],
+        "blocks": [list, None],
+    }
 
     _positive_only = False
     _discrete = False
@@ -111,6 +136,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         for attribute in ("classes_", "stats_", "params_"):
             self.__dict__.pop(attribute, None)
         X = self._validate_X(X, reset=True)
@@ -162,6 +188,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
 
     @atomic
     def _partial_fit(self, X, y, classes, sample_weight):
+        self._validate_params()
         first_call = not hasattr(self, "classes_")
         if first_call and classes is None:
             raise ValueError("classes must be given on the first call to partial_fit")
@@ -243,6 +270,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
             ``X[:, columns]`` as the full model scores rows that are zero elsewhere, a
             scoring-only shortcut (the model then takes ``len(columns)`` features).
         """
+        self._validate_params()
         events = self.event_model()
         params = None if columns is None else events.estimate_columns(stats, columns)
         n_features = stats.n_features if n_features is None else int(n_features)

@@ -14,9 +14,12 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_array,
@@ -25,7 +28,7 @@ from sklearn.utils.validation import (
 )
 
 from .._state import Registered, atomic, check_mergeable
-from ..events import make_event_model
+from ..events import EventModel, make_event_model
 from ..stats import NamedStats
 from ._label_model import (
     feature_log_odds,
@@ -49,6 +52,17 @@ class MultiLabelClassifierMixin(Registered, ClassifierMixin):
         tags.target_tags.single_output = False
         tags.classifier_tags.multi_label = True
         return tags
+
+
+#: Declarative checks of the parameters the Naive Bayes multi-label estimators share
+#: (scikit-learn's ``_parameter_constraints``; a subclass adds its own).
+NB_CONSTRAINTS = {
+    "events": [str, EventModel],
+    "prior_alpha": [Interval(Real, 0, None, closed="left")],
+    "label_alpha": [Interval(Real, 0, None, closed="left")],
+    "base_estimator": [HasMethods(["fit", "predict"]), None],
+    "random_state": ["random_state"],
+}
 
 
 class MultiLabelEstimator(MultiLabelClassifierMixin, BaseEstimator):
@@ -76,6 +90,7 @@ class MultiLabelNB(MultiLabelEstimator):
     """
 
     _uses_label_pairs = False
+    _parameter_constraints = NB_CONSTRAINTS
 
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -90,6 +105,7 @@ class MultiLabelNB(MultiLabelEstimator):
 
     @atomic
     def _partial_fit(self, X, Y, sample_weight):
+        self._validate_params()
         first_call = not hasattr(self, "feature_stats_")
         X = self._validate_X(X, reset=first_call)
         Y = check_label_matrix(
@@ -193,6 +209,7 @@ class AdditiveLabelNB(MultiLabelNB):
         n_features : int, default=None
             Number of input features (default: that of the statistics).
         """
+        self._validate_params()
         features = stats["features"]
         self.n_features_in_ = features.n_features if n_features is None else int(n_features)
         self._install(features, stats["labels"])

@@ -10,10 +10,14 @@ scikit-learn classifier in a fixed order.
 
 from __future__ import annotations
 
+from numbers import Integral
+from typing import ClassVar
+
 from scipy.special import expit
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import AdditiveLabelNB
+from ._base import NB_CONSTRAINTS, AdditiveLabelNB
 from ._generic import chain_predict, check_nb_path, fit_chain
 from ._inference import chain_layout, chain_search, joint_log_proba
 from ._labels import binary_classes, check_label_matrix, resolve_order
@@ -58,6 +62,12 @@ class ClassifierChain(AdditiveLabelNB):
     """
 
     _uses_label_pairs = True
+    _parameter_constraints: ClassVar[dict] = {
+        **NB_CONSTRAINTS,
+        "order": ["array-like", StrOptions({"random"}), None],
+        "inference": [str],  # checked by fit, which names the choices
+        "beam_width": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def __init__(
         self,

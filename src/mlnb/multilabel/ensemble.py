@@ -13,16 +13,19 @@ all the chains' labels and one greedy search that advances every chain at each s
 from __future__ import annotations
 
 import zlib
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._state import atomic, check_mergeable
 from ..stats import GroupStats
-from ._base import MultiLabelNB
+from ._base import NB_CONSTRAINTS, MultiLabelNB
 from ._generic import check_nb_path
 from ._inference import chain_search, stacked_layout, stacked_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
@@ -95,15 +98,15 @@ class EnsembleClassifierChains(MultiLabelNB):
         self.base_estimator = base_estimator
         self.random_state = random_state
 
-    def _check_parameters(self):
-        if int(self.n_chains) < 1:
-            raise ValueError(f"n_chains must be >= 1; got {self.n_chains}")
-        if not 0 < float(self.sample_fraction) <= 1:
-            raise ValueError(f"sample_fraction must be in (0, 1]; got {self.sample_fraction}")
-        if self.voting not in ("hard", "soft"):
-            raise ValueError(f'voting must be "hard" or "soft"; got {self.voting!r}')
-        if self.inference not in ("greedy", "beam", "exact"):
-            raise ValueError(f"inference must be greedy, beam or exact; got {self.inference!r}")
+    _parameter_constraints: ClassVar[dict] = {
+        **NB_CONSTRAINTS,
+        "n_chains": [Interval(Integral, 1, None, closed="left")],
+        "sample_fraction": [Interval(Real, 0, 1, closed="right")],
+        "bootstrap": ["boolean"],
+        "inference": [StrOptions({"greedy", "beam", "exact"})],
+        "beam_width": [Interval(Integral, 1, None, closed="left")],
+        "voting": [StrOptions({"hard", "soft"})],
+    }
 
     # ---- sampling -----------------------------------------------------------------------
     def _sample_weights(self, n_samples, rng, *, online):
@@ -125,7 +128,7 @@ class EnsembleClassifierChains(MultiLabelNB):
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit K chains: one weighted pass on the NB path."""
-        self._check_parameters()
+        self._validate_params()
         for attribute in ("feature_stats_", "label_stats_", "orders_", "_rng"):
             self.__dict__.pop(attribute, None)
         if self.base_estimator is not None:
@@ -135,7 +138,7 @@ class EnsembleClassifierChains(MultiLabelNB):
     def partial_fit(self, X, y, sample_weight=None, *, _online=True):
         """Add a batch of rows, sampled online into the chains (NB path only)."""
         check_nb_path(self, "partial_fit")
-        self._check_parameters()
+        self._validate_params()
         return self._partial_fit_ensemble(X, y, sample_weight, online=_online)
 
     @atomic

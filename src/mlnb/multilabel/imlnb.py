@@ -24,11 +24,12 @@ predictions, ``W = weight * selected`` and ``b = (absent * selected).sum(axis=1)
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import AdditiveLabelNB, probability
+from ._base import NB_CONSTRAINTS, AdditiveLabelNB, probability
 from ._labels import check_label_matrix
 
 __all__ = ["IMLNB", "Stages", "label_correlation"]
@@ -187,28 +188,18 @@ class IMLNB(AdditiveLabelNB):
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
 
-    def _check_parameters(self):
-        threshold = self.threshold
-        if isinstance(threshold, bool) or not isinstance(threshold, Real):
-            raise TypeError(f"threshold must be a real number; got {threshold!r}")
-        if not np.isfinite(threshold):
-            raise ValueError(f"threshold must be finite; got {threshold!r}")
-        if self.correlation not in CORRELATIONS:
-            raise ValueError(f"correlation must be one of {CORRELATIONS}; got {self.correlation!r}")
-        if not isinstance(self.fixed_point, (bool, np.bool_)):
-            raise TypeError(f"fixed_point must be True or False; got {self.fixed_point!r}")
-        max_iter = self.max_iter
-        if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
-            raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
+    _parameter_constraints: ClassVar[dict] = {
+        **NB_CONSTRAINTS,
+        "threshold": [Interval(Real, None, None, closed="neither")],
+        "correlation": [StrOptions(set(CORRELATIONS))],
+        "fixed_point": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
 
     # ---- fitting ------------------------------------------------------------------------
-    def _partial_fit(self, X, Y, sample_weight):
-        self._check_parameters()
-        return super()._partial_fit(X, Y, sample_weight)
-
     def _install(self, features, labels, events=None):
         """Install the statistics; derive the correlations, the selection, the label terms."""
-        self._check_parameters()
+        self._validate_params()
         super()._install(features, labels, events)
         weight, absent = self._label_pairs
         correlation = label_correlation(labels)
@@ -243,7 +234,7 @@ class IMLNB(AdditiveLabelNB):
         Stages
             ``labels``, ``log_odds``, ``first_stage``, ``rounds``, ``converged``.
         """
-        self._check_parameters()
+        self._validate_params()
         base = self._independent_log_odds(X)
         if first_stage is None:
             first = (base > 0).astype(int)

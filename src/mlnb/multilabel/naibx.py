@@ -240,6 +240,7 @@ class NaiBX(AdditiveLabelNB):
         first_call = not hasattr(self, "feature_stats_")
         if not first_call and self._learn_one(X, Y, sample_weight):
             return self
+        self._validate_params()
         X = self._validate_X(X, reset=first_call)
         Y = check_label_matrix(
             Y, X.shape[0], n_labels=None if first_call else self.n_labels_, sparse=True
