@@ -265,3 +265,29 @@ def test_a_user_subclass_of_an_estimator_survives_a_model_file(tmp_path):
     again = load(tmp_path / "model.mlnb")
     assert type(again) is ThresholdBR and again.margin == 0.5
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
+
+
+# ---- every event model in every multi-label estimator ------------------------------------
+ESTIMATORS = {
+    "BR": lambda e: BinaryRelevance(events=e),
+    "CC": lambda e: ClassifierChain(events=e),
+    "ECC": lambda e: EnsembleClassifierChains(events=e, n_chains=3, random_state=0),
+    "IMLNB": lambda e: IMLNB(events=e),
+    "NaiBX": lambda e: NaiBX(events=e),
+    "DynamicChain": lambda e: DynamicChain(events=e, beta=2.0, random_state=0),
+    "DCE": lambda e: DynamicChainEnsemble(events=e, n_chains=2, beta=2.0, random_state=0),
+    "LP": lambda e: LabelPowerset(events=e),
+    "RAkEL": lambda e: RAkEL(events=e, random_state=0),
+    "OOCC": lambda e: OOCC(events=e, n_orders=2, random_state=0),
+    "GA": lambda e: GeneticChainEnsemble(events=e, n_chains=2, n_generations=2, random_state=0),
+}
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("make", ESTIMATORS.values(), ids=ESTIMATORS.keys())
+@pytest.mark.parametrize("events", MODELS, ids=lambda m: type(m).__name__)
+def test_every_event_model_serves_every_multilabel_estimator(events, make):
+    X, Y = positive_data(5, n=80)
+    X = np.round(X * 3)  # non-negative counts: in every model's domain
+    predicted = make(events).fit(X, Y).predict(X)
+    assert predicted.shape == Y.shape and set(np.unique(predicted)) <= {0, 1}

@@ -1,4 +1,4 @@
-"""DynamicChain: per-instance label orders from local F1 (seed 003)."""
+"""DynamicChain: per-instance label orders from local F1 (Trajdos and Kurzynski)."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,8 @@ import scipy.sparse as sp
 
 from mlnb.multilabel import ClassifierChain
 from mlnb.multilabel._inference import dynamic_greedy_search, greedy_search
-from mlnb.multilabel.dynamic import DynamicChain, local_f1_orders
+from mlnb.multilabel._orders import local_f1_orders
+from mlnb.multilabel.dynamic import DynamicChain
 
 from .test_chain import chain_terms, dependent_labels
 

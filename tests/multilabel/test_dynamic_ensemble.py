@@ -1,4 +1,4 @@
-"""DynamicChainEnsemble: K dynamic NB chains with undersampling and CFS (seed 003, 2.5)."""
+"""DynamicChainEnsemble: dynamic NB chains, undersampling, CFS (Trajdos and Kurzynski, sec. 2.5)."""
 
 import numpy as np
 import pytest
@@ -17,6 +17,7 @@ from mlnb import (
 from mlnb.datasets import make_multilabel
 from mlnb.events import Gaussian
 from mlnb.multilabel._feature_selection import cfs_masks
+from mlnb.multilabel._members import members_of
 from mlnb.multilabel.dynamic_ensemble import undersampling_mask
 
 from .test_chain import dependent_labels
@@ -35,7 +36,7 @@ def test_one_member_without_preprocessing_equals_its_dynamic_chain(sparse):
     np.testing.assert_array_equal(ensemble.predict(X_in), chain.predict(X_in))
     np.testing.assert_array_equal(ensemble.validation_predicted_[0], chain.validation_predicted_)
     np.testing.assert_allclose(
-        ensemble._member_log_odds(0, X_in), chain._independent_log_odds(X_in), rtol=1e-9
+        members_of(ensemble).log_odds(0, X_in), chain._independent_log_odds(X_in), rtol=1e-9
     )
 
 
@@ -87,7 +88,7 @@ def test_an_undersampled_label_is_naive_bayes_on_its_kept_rows():
     # the member's first draw is its undersampling (no sample, no validation split here)
     kept = undersampling_mask(Y, 3.0, np.random.RandomState(0)).astype(bool)
     assert (kept.sum(axis=0) < len(Y)).sum() >= 2, "the data must have labels to undersample"
-    log_odds = model._member_log_odds(0, X)
+    log_odds = members_of(model).log_odds(0, X)
     for label in range(Y.shape[1]):
         rows = kept[:, label]
         nb = GaussianNB().fit(X[rows], Y[rows, label])
@@ -156,7 +157,7 @@ def test_unselected_features_add_nothing(events, reference):
         events=events,
         random_state=0,
     ).fit(X, Y)
-    log_odds = model._member_log_odds(0, model.events_.prepare(X))
+    log_odds = members_of(model).log_odds(0, model.events_.prepare(X))
     for label, selected in enumerate(model.feature_masks_[0]):
         assert 0 < selected.sum() < X.shape[1]
         nb = reference().fit(X[:, selected], Y[:, label])
@@ -179,7 +180,7 @@ def test_unselected_features_add_nothing_with_wekas_gaussian():
         events=events,
         random_state=0,
     ).fit(X, Y)
-    log_odds = model._member_log_odds(0, events.prepare(X))
+    log_odds = members_of(model).log_odds(0, events.prepare(X))
     for label, selected in enumerate(model.feature_masks_[0]):
         assert 0 < selected.sum() < X.shape[1]
         y = Y[:, label]
@@ -317,3 +318,36 @@ def test_an_event_model_object_survives_the_beta_search():
     assert model.fit(X, Y).beta_ in range(1, 11)
     chain = DynamicChain(events=Gaussian(var_smoothing=1e-6), random_state=0).fit(X, Y)
     assert chain.beta_ in range(1, 11)
+
+
+# ---- predictions in given orders -------------------------------------------------------------
+@pytest.mark.parametrize("base", ["nb", "knn"])
+def test_predict_in_orders_is_the_ensemble_refitted_with_that_order(base):
+    """Fixed orders draw nothing: an ensemble fitted with order o is the same ensemble."""
+    X, Y = continuous_labels(4, n=300)
+    settings = {"n_chains": 3, "base": base, "n_neighbors": 3, "random_state": 1}
+    model = DynamicChainEnsemble(order=None, **settings).fit(X[:200], Y[:200])
+    orders = [np.array([4, 2, 0, 1, 3]), np.arange(5)[::-1]]
+    labels = model.predict_in_orders(X[200:], orders)
+    assert labels.shape == (2, 100, 5) and labels.dtype == int
+    for order, predicted in zip(orders, labels, strict=True):
+        refitted = DynamicChainEnsemble(order=order, **settings).fit(X[:200], Y[:200])
+        np.testing.assert_array_equal(predicted, refitted.predict(X[200:]))
+    # member 0 alone: the first member drawn, i.e. a one-member ensemble's
+    one = DynamicChainEnsemble(order=orders[1], **{**settings, "n_chains": 1})
+    first = one.fit(X[:200], Y[:200]).predict(X[200:])
+    np.testing.assert_array_equal(model.predict_in_orders(X[200:], orders, member=0)[1], first)
+
+
+def test_predict_in_orders_of_one_plain_member_is_classifier_chain():
+    X, Y = dependent_labels(5, n=200)
+    model = DynamicChainEnsemble(n_chains=2, order="random", random_state=3, **PLAIN).fit(X, Y)
+    chain = ClassifierChain().fit(X, Y)
+    orders = [np.arange(6), np.array([2, 5, 0, 3, 1, 4])]
+    labels = model.predict_in_orders(X, orders, member=1)
+    for order, predicted in zip(orders, labels, strict=True):
+        np.testing.assert_array_equal(predicted, chain.predict(X, order=order))
+    with pytest.raises(ValueError, match="member"):
+        model.predict_in_orders(X, orders, member=2)
+    with pytest.raises(ValueError, match="permutation"):
+        model.predict_in_orders(X, ["random"])

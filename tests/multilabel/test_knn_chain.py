@@ -1,4 +1,4 @@
-"""KNNChain: nearest neighbours in the label-extended space (seed 003, eqs. 10-11)."""
+"""KNNChain: nearest neighbours in the label-extended space (Trajdos and Kurzynski, eqs. 10-11)."""
 
 import numpy as np
 import pytest
@@ -43,3 +43,37 @@ def test_dynamic_order_and_neighbour_search():
     assert (model.predict(X) == Y).mean() > 0.75
     with pytest.raises(ValueError, match="n_neighbors"):
         KNNChain(n_neighbors=0).fit(X, Y)
+
+
+def test_predict_in_orders_is_the_chain_in_each_order():
+    X, Y = dependent_labels(2, n=150)
+    model = KNNChain(n_neighbors=3).fit(X[:100], Y[:100])
+    orders = [np.arange(6), np.array([5, 3, 1, 0, 2, 4]), np.arange(6)[::-1]]
+    labels = model.predict_in_orders(X[100:], orders)
+    assert labels.shape == (3, 50, 6) and labels.dtype == int
+    for order, predicted in zip(orders, labels, strict=True):
+        model.order_ = order
+        np.testing.assert_array_equal(predicted, model.predict(X[100:]))
+    with pytest.raises(ValueError, match="permutation"):
+        model.predict_in_orders(X, [[0, 1]])
+    with pytest.raises(ValueError, match="orders"):
+        model.predict_in_orders(X, [])
+
+
+def test_neighbour_search_cross_validates_the_chain_in_its_order():
+    from sklearn.model_selection import KFold
+
+    from mlnb.metrics import f1_score
+    from mlnb.multilabel._knn_members import NEIGHBOURS, choose_neighbours
+
+    X, Y = dependent_labels(3, n=120)
+    order = np.array([4, 2, 0, 1, 5, 3])
+    rng = np.random.RandomState(0)
+    chosen = choose_neighbours(X, Y, rng, chain_order=order)
+    folds = KFold(3, shuffle=True, random_state=np.random.RandomState(0).randint(2**31 - 1))
+    scores = np.zeros(len(NEIGHBOURS))
+    for train, test in folds.split(X):
+        for i, R in enumerate(NEIGHBOURS):
+            chain = KNNChain(n_neighbors=R, order=order, scale=False).fit(X[train], Y[train])
+            scores[i] += f1_score(Y[test], chain.predict(X[test]), average="samples")
+    assert chosen == NEIGHBOURS[int(np.argmax(scores))]

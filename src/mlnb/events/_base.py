@@ -39,6 +39,7 @@ __all__ = [
     "Parameters",
     "entrywise_sum",
     "named_models",
+    "non_negative",
     "transposed_difference",
 ]
 
@@ -253,7 +254,7 @@ def transposed_difference(a, b):
     return out
 
 
-def _positive(value, name, *, floor=0.0):
+def non_negative(value, name, *, floor=0.0):
     """A hyper-parameter checked to be >= 0 (or > 0), floored at ``floor``."""
     value = np.asarray(value, dtype=float)
     if np.any(~np.isfinite(value)) or np.any(value < 0):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import EventModel, Parameters, _positive, transposed_difference
+from ._base import EventModel, Parameters, non_negative, transposed_difference
 
 __all__ = ["BayesianBernoulli", "Bernoulli", "BernoulliParameters"]
 
@@ -75,8 +75,8 @@ class _BetaBernoulli(EventModel):
 
     def estimate(self, stats):
         a, b = self._beta_prior()
-        a = _positive(a, "a", floor=_MIN_SMOOTHING)
-        b = _positive(b, "b", floor=_MIN_SMOOTHING)
+        a = non_negative(a, "a", floor=_MIN_SMOOTHING)
+        b = non_negative(b, "b", floor=_MIN_SMOOTHING)
         count = stats.count[:, None]
         log_present = np.log(stats.sums + a) - np.log(count + a + b)
         log_absent = np.log(count - stats.sums + b) - np.log(count + a + b)

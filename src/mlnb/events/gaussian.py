@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from ._base import EventModel, Parameters, _positive, entrywise_sum
+from ._base import EventModel, Parameters, entrywise_sum, non_negative
 
 __all__ = ["BayesianGaussian", "Gaussian", "GaussianParameters", "StudentTParameters"]
 
@@ -79,7 +79,7 @@ class Gaussian(EventModel):
         self.var_smoothing = var_smoothing
 
     def estimate(self, stats):
-        epsilon = float(_positive(self.var_smoothing, "var_smoothing"))
+        epsilon = float(non_negative(self.var_smoothing, "var_smoothing"))
         largest_var = stats.total_var.max() if stats.n_features else 0.0
         floor = epsilon * largest_var if largest_var > 0 else epsilon
         return self._parameters(stats, floor, stats.total_mean)
@@ -90,7 +90,7 @@ class Gaussian(EventModel):
         The shift (the centre of the expanded squares, see :func:`_dense_quadratic`) only
         conditions the arithmetic: the stack uses the mean over all the models' rows.
         """
-        epsilon = float(_positive(self.var_smoothing, "var_smoothing"))
+        epsilon = float(non_negative(self.var_smoothing, "var_smoothing"))
         largest_var = totals.var.max(axis=1) if stats.n_features else np.zeros(totals.n_groups)
         floor = np.where(largest_var > 0, epsilon * largest_var, epsilon)[member]
         count = totals.count.sum()
@@ -249,9 +249,9 @@ class BayesianGaussian(EventModel):
         self.b = b
 
     def estimate(self, stats):
-        lam = _positive(self.lam, "lam")
-        a = _positive(self.a, "a")
-        b = _positive(self.b, "b")
+        lam = non_negative(self.lam, "lam")
+        a = non_negative(self.a, "a")
+        b = non_negative(self.b, "b")
         if np.any(lam <= 0) or np.any(a <= 0) or np.any(b <= 0):
             raise ValueError("lam, a and b of the Normal-Gamma prior must be > 0")
         if self.mu is None:

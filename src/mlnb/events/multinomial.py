@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from ._base import EventModel, Parameters, _positive, entrywise_sum, transposed_difference
+from ._base import EventModel, Parameters, entrywise_sum, non_negative, transposed_difference
 
 __all__ = [
     "BayesianMultinomial",
@@ -88,7 +88,7 @@ class Multinomial(_CountModel):
         return self.estimate_columns(stats, slice(None))
 
     def estimate_columns(self, stats, columns):
-        alpha = _positive(self.alpha, "alpha", floor=_MIN_SMOOTHING)
+        alpha = non_negative(self.alpha, "alpha", floor=_MIN_SMOOTHING)
         class_total = stats.group_sums()[:, None] + stats.n_features * alpha
         log_phi = stats.sums[:, columns] + alpha
         np.log(log_phi, out=log_phi)  # in place: one (groups x features) array, not three
@@ -125,7 +125,7 @@ class Multinomial(_CountModel):
         blocks = np.repeat(np.arange(n_models), per_model)
         if n_groups != per_model * n_models or not np.array_equal(member, blocks):
             return super().stacked_log_odds(stats, groups, totals, member, X)
-        alpha = float(_positive(self.alpha, "alpha", floor=_MIN_SMOOTHING))
+        alpha = float(non_negative(self.alpha, "alpha", floor=_MIN_SMOOTHING))
         sums = positive.sums.reshape(n_models, per_model, n_features)
         model_sums = stats.sums[totals][:, None, :]
         # weights.T[v, g] = log((n_gv + alpha) / (N_mv - n_gv + alpha)) - log(totals ratio)
@@ -153,8 +153,10 @@ def _renormalised(log_phi, mask):
     log_phi = np.where(mask, log_phi, -np.inf)
     peak = np.max(log_phi, axis=1, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0.0)
-    log_total = peak + np.log(np.exp(log_phi - peak).sum(axis=1, keepdims=True))
-    return np.where(mask, log_phi - log_total, 0.0)
+    # a group with no selected word has log_total = -inf: every entry below is then 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_total = peak + np.log(np.exp(log_phi - peak).sum(axis=1, keepdims=True))
+        return np.where(mask, log_phi - log_total, 0.0)
 
 
 def _dirichlet_multinomial_term(x, smoothed_count):
@@ -193,7 +195,7 @@ class BayesianMultinomial(_CountModel):
         return self.estimate_columns(stats, slice(None))
 
     def estimate_columns(self, stats, columns):
-        beta = _positive(self.beta, "beta", floor=_MIN_SMOOTHING)
+        beta = non_negative(self.beta, "beta", floor=_MIN_SMOOTHING)
         class_total = stats.group_sums() + stats.n_features * beta
         return DirichletMultinomialParameters(stats.sums[:, columns] + beta, class_total)
 

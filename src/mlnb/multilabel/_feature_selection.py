@@ -1,8 +1,8 @@
 """Correlation-based feature selection (CFS, Hall 1999), for every label at once.
 
-The dynamic chain ensemble of seed 003 (section 2.5) selects, for each label separately, the
-features that correlate with the label and little with each other. Hall's merit of a subset
-S of k features is
+The dynamic chain ensemble of Trajdos and Kurzynski (section 2.5) selects, for each label
+separately, the features that correlate with the label and little with each other. Hall's merit of a
+subset S of k features is
 
     merit(S) = sum_{f in S} r_cf / sqrt(k + 2 sum_{f < g in S} r_fg)
 
@@ -48,8 +48,8 @@ def cfs_masks(X, Y, weights, *, max_features=300, max_stale=5, rng=None):
         Weight of every row in every label's problem (0 drops the row, e.g. an
         undersampled majority row).
     max_features : int or None, default=300
-        A label whose CFS subset is larger keeps a random ``max_features`` of it (seed 003,
-        section 2.5). The search stops at ``2 * max_features`` features: a subset that
+        A label whose CFS subset is larger keeps a random ``max_features`` of it (Trajdos and
+        Kurzynski, section 2.5). The search stops at ``2 * max_features`` features: a subset that
         large is cut to a random ``max_features`` anyway.
     max_stale : int, default=5
         Additions without a better merit before the search of a label stops.
@@ -139,8 +139,8 @@ def cfs_masks(X, Y, weights, *, max_features=300, max_stale=5, rng=None):
 
 
 def cap_selection(mask, max_features, rng=None):
-    """Each label's selection cut to a random ``max_features`` of it if larger (seed 003,
-    section 2.5), in place; ``rng`` defaults to ``RandomState(0)``."""
+    """Each label's selection cut to a random ``max_features`` of it if larger (Trajdos and
+    Kurzynski, section 2.5), in place; ``rng`` defaults to ``RandomState(0)``."""
     if max_features is not None:
         rng = np.random.RandomState(0) if rng is None else rng
         for label in np.flatnonzero(mask.sum(axis=1) > max_features):

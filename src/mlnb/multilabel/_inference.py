@@ -299,7 +299,7 @@ def chain_search(
 
 
 def dynamic_greedy_search(base, weight, absent, orders, *, block=1024):
-    """The greedy chain with a label order per row (dynamic classifier chains, seed 003).
+    """The greedy chain with a label order per row (Trajdos and Kurzynski).
 
     Parameters
     ----------

@@ -1,9 +1,12 @@
-"""Nearest-neighbour chains for the ensembles of seed 003: many orders, per-label views.
+"""Nearest-neighbour classifier chains: one loop for many orders and per-label views.
 
 A kNN chain decides label pi(i) of x by the majority of the R training points nearest to x
-in the space extended by the labels decided so far (eqs. 10-11):
+in the space extended by the labels decided so far (Trajdos and Kurzynski, eqs. 10-11):
 ``d^2 = base^2 + sum_{l < i} (h_pi(l)(x) - y_pi(l))^2``. Each chain step updates the label
-term of every (row, point) pair and takes the R smallest, in blocks of rows.
+term of every (row, point) pair and takes the R smallest, in blocks of rows. This loop,
+:func:`knn_chain_labels`, serves :class:`~mlnb.multilabel.KNNChain`, the kNN members of
+:class:`~mlnb.multilabel.DynamicChainEnsemble` and the orders OOCC and the genetic ensemble
+score; :func:`choose_neighbours` is the one choice of R.
 
 The ensembles' preprocessing gives each label its own *view*: the points it may use (random
 undersampling) and the features its base distance uses (CFS). A row's chain result
@@ -19,14 +22,16 @@ to 95 % of the points, and the gathers cost more than they save.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.model_selection import KFold
 
-from ..metrics import f1_score
-from ._neighbourhood import nearest_points, squared_distances, squared_norms
+from ._neighbourhood import choose_by_folds, nearest_points, squared_distances, squared_norms
 
-__all__ = ["choose_neighbours", "knn_chain_labels", "tiled_orders"]
+__all__ = ["CHAIN_BLOCK", "NEIGHBOURS", "choose_neighbours", "knn_chain_labels", "tiled_orders"]
 
+#: The values of R the search chooses from.
 NEIGHBOURS = (1, 3, 5, 7, 9, 11)
+
+#: Rows per block of :class:`~mlnb.multilabel.KNNChain`'s predictions.
+CHAIN_BLOCK = 512
 
 
 def _views(points, n_labels, keep, masks):
@@ -72,6 +77,8 @@ def knn_chain_labels(
     keep=None,
     masks=None,
     extend=True,
+    shares=False,
+    block=None,
     budget=1 << 24,
 ):
     """0/1 labels of kNN chains, each row in its own order, for one or many order sets.
@@ -92,12 +99,18 @@ def knn_chain_labels(
         The features each label's base distance uses (feature selection).
     extend : bool, default=True
         False: no label terms, i.e. binary relevance kNN (the order does not matter).
+    shares : bool, default=False
+        Also return the share of the voting neighbours holding each label.
+    block : int or None, default=None
+        Rows per block (the result does not depend on it, up to rounding of the
+        distances); None: as many as ``budget`` allows.
     budget : int
         Floats per block of work arrays.
 
     Returns
     -------
     labels : ndarray of int8, shape like ``orders``
+    shares : ndarray of float, shape like ``orders`` (only with ``shares=True``)
     """
     orders = np.asarray(orders)
     single = orders.ndim == 2
@@ -116,51 +129,93 @@ def knn_chain_labels(
     pairs, inverse = np.unique(keys, axis=0, return_inverse=True)
     pair_row, pair_order = pairs[:, 0], pairs[:, 1:]
     result = np.zeros(pair_order.shape, dtype=np.int8)
+    share = np.zeros(pair_order.shape) if shares else None
     per_row = len(pairs) / max(n, 1)
-    block = max(1, int(budget // (m * (len(views) + 2 * per_row))))
+    if block is None:
+        block = budget // (m * (len(views) + 2 * per_row))
+    block = max(1, int(block))
     R = max(1, min(int(n_neighbors), m))
     for start in range(0, n, block):
         stop = min(start + block, n)
         base = _base_distances(X[start:stop], points, views, norms)
         first, last = np.searchsorted(pair_row, [start, stop])
         local = pair_row[first:last] - start
+        pair_rows = np.arange(first, last)
+        if len(views) == 1:  # every label sees the same points and features
+            base = base[0] if last - first == stop - start else base[0][local]
+            if not extend:  # binary relevance: one neighbour search serves every label
+                nearest = nearest_points(base, R)
+                valid = np.isfinite(np.take_along_axis(base, nearest, axis=1))
+                votes = np.zeros((last - first, n_labels))
+                for j in range(nearest.shape[1]):
+                    votes += label_rows[:, nearest[:, j]].T * valid[:, j, None]
+                counts = np.maximum(valid.sum(axis=1), 1)[:, None]
+                result[first:last] = votes > 0.5 * counts
+                if shares:
+                    share[first:last] = votes / counts
+                continue
         extension = np.zeros((last - first, m))
         for step in range(n_labels):
             label = pair_order[first:last, step]
-            distance = base[view_of_label[label], local] + extension
+            if len(views) == 1:
+                distance = base + extension
+            else:
+                distance = base[view_of_label[label], local] + extension
             nearest = nearest_points(distance, R)
             valid = np.isfinite(np.take_along_axis(distance, nearest, axis=1))
             truth = label_rows[label]  # (pairs, m): every point's value of the pair's label
             votes = np.take_along_axis(truth, nearest, axis=1) * valid
-            decided = votes.sum(axis=1) > 0.5 * np.maximum(valid.sum(axis=1), 1)
-            result[np.arange(first, last), label] = decided
+            count = np.maximum(valid.sum(axis=1), 1)
+            decided = votes.sum(axis=1) > 0.5 * count
+            result[pair_rows, label] = decided
+            if shares:
+                share[pair_rows, label] = votes.sum(axis=1) / count
             if extend and step < n_labels - 1:
                 extension += truth != decided[:, None]
     out = result[inverse.ravel()].reshape(orders.shape)
-    return out[0] if single else out
+    out = out[0] if single else out
+    if not shares:
+        return out
+    share = share[inverse.ravel()].reshape(orders.shape)
+    return out, share[0] if single else share
 
 
-def choose_neighbours(X, Y, rng, grid=NEIGHBOURS, *, budget=1 << 24):
-    """R from ``grid`` by 3-fold cross-validation of binary relevance kNN (example F1).
+def choose_neighbours(X, Y, rng, grid=NEIGHBOURS, *, chain_order=None, budget=1 << 24):
+    """R from ``grid`` by 3-fold cross-validation on example-based F1.
 
-    Binary relevance is the chain's first step; choosing R on it costs one distance
-    computation per fold for the whole grid, instead of a chain per R.
+    With ``chain_order=None`` the cross-validated model is binary relevance kNN, the
+    chain's first step: one distance computation per fold serves the whole grid (the
+    ensembles' choice). With an order, it is the kNN chain in that order
+    (:class:`~mlnb.multilabel.KNNChain`'s choice). The folds are drawn from ``rng`` as in
+    :func:`~._neighbourhood.choose_by_folds`.
     """
-    folds = KFold(3, shuffle=True, random_state=rng.randint(2**31 - 1))
-    scores = np.zeros(len(grid))
     Y = np.asarray(Y)
-    for train, test in folds.split(X):
-        points, norms = X[train], squared_norms(X[train])
-        block = max(1, budget // max(len(train), 1))
-        predicted = np.zeros((len(grid), len(test), Y.shape[1]), dtype=np.int8)
-        for start in range(0, len(test), block):
-            rows = test[start : start + block]
-            distance = squared_distances(X[rows], points, norms)
-            order = np.argsort(distance, axis=1, kind="stable")[:, : max(grid)]
-            neighbour_labels = Y[train][order]  # (rows, max R, L)
-            for i, R in enumerate(grid):
-                share = neighbour_labels[:, :R].mean(axis=1)
-                predicted[i, start : start + len(rows)] = share > 0.5
-        for i in range(len(grid)):
-            scores[i] += f1_score(Y[test], predicted[i], average="samples")
-    return int(grid[int(np.argmax(scores))])
+
+    def fold_labels(train, test):
+        if chain_order is None:
+            return _binary_relevance_labels(X[train], Y[train], X[test], grid, budget)
+        orders = np.tile(chain_order, (len(test), 1))
+        return (
+            knn_chain_labels(X[test], X[train], Y[train], R, orders, block=CHAIN_BLOCK)
+            for R in grid
+        )
+
+    return int(choose_by_folds(grid, fold_labels, X, Y, rng, average="samples"))
+
+
+def _binary_relevance_labels(points, point_labels, X, grid, budget):
+    """Binary relevance kNN labels of X for every R of ``grid``: (len(grid), n, L).
+
+    The nearest points of a row are in the order of their distances, ties by index.
+    """
+    norms = squared_norms(points)
+    block = max(1, budget // max(points.shape[0], 1))
+    predicted = np.zeros((len(grid), X.shape[0], point_labels.shape[1]), dtype=np.int8)
+    for start in range(0, X.shape[0], block):
+        distance = squared_distances(X[start : start + block], points, norms)
+        order = np.argsort(distance, axis=1, kind="stable")[:, : max(grid)]
+        neighbour_labels = point_labels[order]  # (rows, max R, L)
+        for i, R in enumerate(grid):
+            share = neighbour_labels[:, :R].mean(axis=1)
+            predicted[i, start : start + len(order)] = share > 0.5
+    return predicted

@@ -1,17 +1,22 @@
 """Validation splits, feature scaling and distances of the order-choosing methods.
 
-Shared by the dynamic chains, the kNN chains, OOCC and the genetic ensemble (seed 003):
+Shared by the dynamic chains, the kNN chains, OOCC and the genetic ensemble (Trajdos and Kurzynski):
 each keeps a validation part of the training set and measures Euclidean distances on
 features divided by their standard deviation (the paper standardises; centring does not
-change distances, so sparse data stay sparse).
+change distances, so sparse data stay sparse). Their hyper-parameters (the width beta of
+the local-F1 order, the number R of neighbours) are chosen by :func:`choose_by_folds`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.model_selection import KFold
+
+from ..metrics import f1_score
 
 __all__ = [
+    "choose_by_folds",
     "divide_columns",
     "feature_scale",
     "nearest_points",
@@ -27,6 +32,23 @@ def validation_mask(n_samples, fraction, rng):
     if fraction > 0:
         mask[rng.choice(n_samples, max(1, round(fraction * n_samples)), replace=False)] = True
     return mask
+
+
+def choose_by_folds(grid, fold_labels, X, Y, rng, *, average):
+    """The value of ``grid`` whose labels score the best F1 over 3 cross-validation folds.
+
+    ``fold_labels(train, test)`` (row indices) returns, or yields in turn, the 0/1 labels
+    of the ``test`` rows for every value of ``grid``, from a model fitted on the ``train``
+    rows; their F1 (``average``: "samples", "macro", ...) is summed over the folds. The
+    folds are shuffled with one seed drawn from ``rng`` before ``fold_labels`` is called,
+    which may draw from ``rng`` itself. Ties go to the earlier value.
+    """
+    folds = KFold(3, shuffle=True, random_state=rng.randint(2**31 - 1))
+    scores = np.zeros(len(grid))
+    for train, test in folds.split(X):
+        for i, labels in enumerate(fold_labels(train, test)):
+            scores[i] += f1_score(Y[test], labels, average=average)
+    return grid[int(np.argmax(scores))]
 
 
 def feature_scale(X):

@@ -251,8 +251,8 @@ def weka_cfs_masks(X, Y, weights, *, nominal=False, max_features=300, max_stale=
         instead of discretising it by MDL (Weka's numeric attributes). A feature with more
         than 64 distinct values is then a ValueError (it is numeric).
     max_features : int or None, default=300
-        A larger subset keeps a random ``max_features`` of it (seed 003, section 2.5); the
-        forward search stops at ``2 * max_features``.
+        A larger subset keeps a random ``max_features`` of it (Trajdos and Kurzynski, section 2.5);
+        the forward search stops at ``2 * max_features``.
     max_stale : int, default=5
         Additions without a better merit before a label's search stops.
     rng : numpy RandomState, optional

@@ -13,6 +13,7 @@ from __future__ import annotations
 from numbers import Integral
 from typing import ClassVar
 
+import numpy as np
 from scipy.special import expit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -21,6 +22,7 @@ from ._base import NB_CONSTRAINTS, AdditiveLabelNB
 from ._generic import chain_predict, check_nb_path, fit_chain
 from ._inference import chain_layout, chain_search, joint_log_proba
 from ._labels import binary_classes, check_label_matrix, resolve_order
+from ._orders import resolve_orders
 
 __all__ = ["ClassifierChain"]
 
@@ -155,6 +157,51 @@ class ClassifierChain(AdditiveLabelNB):
     def predict_proba(self, X, order=None):
         """``P(y_k = 1 | x, labels decided before k)`` along the predicted label vector."""
         return expit(self._search(X, order)[1])
+
+    def predict_in_orders(self, X, orders):
+        """0/1 labels of the chain in each of several orders, without refitting (NB path).
+
+        The features are scored once for all the orders; each order then costs one
+        search (``inference``).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        orders : sequence of array-like of shape (n_labels,)
+            Label permutations.
+
+        Returns
+        -------
+        ndarray of shape (len(orders), n_samples, n_labels)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlnb import ClassifierChain
+        >>> X = np.array([[3, 0, 1], [2, 0, 0], [0, 4, 1], [0, 3, 2], [1, 1, 1]])
+        >>> Y = np.array([[1, 0], [1, 0], [0, 1], [1, 1], [1, 1]])
+        >>> chain = ClassifierChain(events="multinomial").fit(X, Y)
+        >>> chain.predict_in_orders([[0, 5, 1]], [[0, 1], [1, 0]]).shape
+        (2, 1, 2)
+        """
+        check_nb_path(self, "predict_in_orders")
+        base = self._independent_log_odds(X)
+        orders = resolve_orders(orders, self.n_labels_)
+        weight, absent = self._label_pairs
+        return np.stack(
+            [
+                chain_search(
+                    base,
+                    weight,
+                    absent,
+                    order,
+                    self.inference,
+                    beam_width=self.beam_width,
+                    conditional=False,
+                )[0]
+                for order in orders
+            ]
+        )
 
     def predict_joint_log_proba(self, X, order=None):
         """Log of the chain's joint probability of the predicted label vector (NB path)."""

@@ -3,15 +3,9 @@
 Seed 003 (dynamic_classifier_chains), sections 2.2 and 2.4. The Naive Bayes chain needs
 only per-label and pairwise label statistics, so any order costs a prediction, not a fit
 (Algorithms 1-2). The order of an instance x puts first the labels that binary relevance
-predicts best near x: on a validation part V of the training set (t = 0.6 / 0.4), with the
-fuzzy neighbourhood ``mu(x, v) = exp(-beta ||x - v||^2)`` (eq. 13),
-
-    TP_l(x) = sum_v mu [y_vl = 1, h_BR(v)_l = 1],  FP_l, FN_l likewise   (eqs. 17-19)
-    F_l(x) = 2 TP / (2 TP + FP + FN)                                     (eq. 20)
-
-and labels in decreasing F_l(x) (eq. 21; ties keep the label index order, and a label with
-no evidence near x, 0/0, scores 0). beta is chosen in {1, ..., 10} by 3-fold
-cross-validation on example-based F1 unless given.
+predicts best near x: local F1 on a validation part V of the training set (t = 0.6 / 0.4),
+:func:`~._orders.local_f1_orders`. beta is chosen in {1, ..., 10} by 3-fold
+cross-validation on example-based F1 unless given (:func:`~._orders.search_beta`).
 """
 
 from __future__ import annotations
@@ -19,79 +13,16 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 from sklearn.base import clone
-from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ..metrics import f1_score
 from ._base import MultiLabelNB
 from ._inference import dynamic_greedy_search, greedy_search
 from ._labels import check_label_matrix, resolve_order
-from ._neighbourhood import (
-    divide_columns,
-    feature_scale,
-    squared_distances,
-    squared_norms,
-    validation_mask,
-)
+from ._neighbourhood import divide_columns, feature_scale, validation_mask
+from ._orders import BETAS, is_local_f1, local_f1_orders, search_beta
 
 __all__ = ["DynamicChain", "local_f1_orders"]
-
-BETAS = tuple(range(1, 11))
-
-
-def local_f1_orders(X, validation_X, validation_Y, validation_predicted, beta, *, block=2048):
-    """Per-instance label orders by decreasing local F1 (seed 003, eqs. 13-21).
-
-    Parameters
-    ----------
-    X : ndarray or CSR matrix of shape (n_samples, n_features)
-        Instances to order labels for (already scaled like ``validation_X``).
-    validation_X : ndarray or CSR matrix of shape (n_validation, n_features)
-    validation_Y, validation_predicted : ndarray of shape (n_validation, n_labels)
-        True labels of the validation rows and binary relevance's predictions of them.
-    beta : float or sequence of floats
-        Width of the Gaussian membership ``exp(-beta d^2)``. A sequence gives the orders
-        of every width from one computation of the distances (a search over beta).
-
-    Returns
-    -------
-    orders : ndarray of shape (n_samples, n_labels), or (n_betas, n_samples, n_labels)
-        Each row a permutation of the labels, best first.
-    local_f1 : ndarray of the same shape
-    """
-    betas = np.atleast_1d(np.asarray(beta, dtype=np.float64))
-    truth = np.asarray(validation_Y, dtype=bool)
-    predicted = np.asarray(validation_predicted, dtype=bool)
-    n_labels = truth.shape[1]
-    # one product gives TP and FP + FN of every label
-    counts = np.hstack([truth & predicted, truth != predicted]).astype(float)
-    validation_norms = squared_norms(validation_X)
-    n_samples = X.shape[0]
-    local_f1 = np.zeros((len(betas), n_samples, n_labels))
-    for start in range(0, n_samples, block):
-        distance = squared_distances(X[start : start + block], validation_X, validation_norms)
-        # F is a ratio of sums of memberships: shifting each row's exponent by its smallest
-        # distance leaves it unchanged and keeps the nearest neighbours from underflowing.
-        distance -= distance.min(axis=1, keepdims=True)
-        membership, step, factor = None, None, None
-        for i, width in enumerate(betas):
-            if membership is None or width <= betas[i - 1]:
-                membership = np.exp(-width * distance)
-            else:  # exp(-b' d) = exp(-b d) exp(-(b' - b) d): one exp for an evenly spaced grid
-                if width - betas[i - 1] != step:
-                    step = width - betas[i - 1]
-                    factor = np.exp(-step * distance)
-                membership = membership * factor
-            tp, errors = np.split(membership @ counts, 2, axis=1)
-            denominator = 2 * tp + errors
-            local_f1[i, start : start + block] = np.divide(
-                2 * tp, denominator, out=np.zeros_like(tp), where=denominator > 0
-            )
-    orders = np.argsort(-local_f1, axis=2, kind="stable")
-    if np.ndim(beta) == 0:
-        return orders[0], local_f1[0]
-    return orders, local_f1
 
 
 class DynamicChain(MultiLabelNB):
@@ -149,7 +80,7 @@ class DynamicChain(MultiLabelNB):
         self.random_state = random_state
 
     def _dynamic(self):
-        return isinstance(self.order, str) and self.order == "local_f1"
+        return is_local_f1(self.order)
 
     def fit(self, X, y, sample_weight=None):
         """Fit the chain on the training part and keep the validation part for the orders."""
@@ -204,15 +135,15 @@ class DynamicChain(MultiLabelNB):
 
     def _search_beta(self, X, Y, weight, rng):
         """beta in 1..10 by 3-fold cross-validation (example-based F1)."""
-        folds = KFold(3, shuffle=True, random_state=rng.randint(2**31 - 1))
-        scores = np.zeros(len(BETAS))
-        for train, test in folds.split(X):
+
+        def fold_labels(train, test):
             inner = clone(self).set_params(beta=1.0, random_state=0)
             inner.fit(X[train], Y[train], sample_weight=weight[train])
-            for i, beta in enumerate(BETAS):
+            for beta in BETAS:  # the fitted chain serves every width
                 inner.beta_ = float(beta)
-                scores[i] += f1_score(Y[test], inner.predict(X[test]), average="samples")
-        return float(BETAS[int(np.argmax(scores))])
+                yield inner.predict(X[test])
+
+        return search_beta(fold_labels, X, Y, rng, average="samples")
 
     def predict_orders(self, X):
         """The label order of every row, best first, shape (n_samples, n_labels)."""

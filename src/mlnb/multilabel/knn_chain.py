@@ -3,41 +3,28 @@
 Seed 003, section 2.3 (Algorithms 3-4): label pi(i) of x is the majority vote of the R
 training points nearest to x in the input space extended by the labels decided so far,
 ``d^2 = ||x - x^n||^2 + sum_{l < i} (h_pi(l)(x) - y^n_pi(l))^2`` (eq. 10, 11). The distance
-is updated incrementally: each decided label adds one squared difference per training
-point, so a chain step costs one pass over the n x N distance block, in blocks of rows.
-The dynamic order is the local-F1 order of :mod:`.dynamic`, from binary relevance kNN
-predictions of a validation part of the training set.
+is updated incrementally (:func:`~._knn_members.knn_chain_labels`): each decided label adds
+one squared difference per training point, so a chain step costs one pass over the n x N
+distance block, in blocks of rows. The training points serve every order
+(:meth:`KNNChain.predict_in_orders`). The dynamic order is the local-F1 order of
+:mod:`._orders`, from binary relevance kNN predictions of a validation part of the
+training set.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..metrics import f1_score
 from ._base import MultiLabelClassifierMixin
+from ._knn_members import CHAIN_BLOCK, choose_neighbours, knn_chain_labels, tiled_orders
 from ._labels import binary_classes, check_label_matrix, resolve_order
-from ._neighbourhood import (
-    divide_columns,
-    feature_scale,
-    nearest_points,
-    squared_distances,
-    squared_norms,
-    validation_mask,
-)
-from .dynamic import local_f1_orders
+from ._neighbourhood import divide_columns, feature_scale, validation_mask
+from ._orders import is_local_f1, local_f1_orders, resolve_orders
 
 __all__ = ["KNNChain"]
-
-NEIGHBOURS = (1, 3, 5, 7, 9, 11)
-
-
-def _vote(distances, labels, n_neighbors):
-    """Share of the R nearest points holding each label, shape (n, L): binary relevance kNN."""
-    return labels[nearest_points(distances, n_neighbors)].mean(axis=1)
 
 
 class KNNChain(MultiLabelClassifierMixin, BaseEstimator):
@@ -76,7 +63,7 @@ class KNNChain(MultiLabelClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _dynamic(self):
-        return isinstance(self.order, str) and self.order == "local_f1"
+        return is_local_f1(self.order)
 
     def fit(self, X, y):
         """Store the (scaled) training points; the dynamic order also keeps a validation set."""
@@ -96,41 +83,41 @@ class KNNChain(MultiLabelClassifierMixin, BaseEstimator):
         else:
             self.order_ = resolve_order(self.order, self.n_labels_)
         self.train_X_, self.train_Y_ = X[train], Y[train].astype(np.int8)
-        self._train_norms = squared_norms(self.train_X_)
         if self.n_neighbors == "auto":
-            self.n_neighbors_ = self._search_neighbours(X[train], Y[train], rng)
+            # the chain in its order (0..L-1 for the dynamic one), cross-validated
+            order = np.arange(self.n_labels_) if self._dynamic() else self.order_
+            self.n_neighbors_ = choose_neighbours(X[train], Y[train], rng, chain_order=order)
         else:
             if int(self.n_neighbors) < 1:
                 raise ValueError(f"n_neighbors must be >= 1; got {self.n_neighbors}")
             self.n_neighbors_ = int(self.n_neighbors)
         if self._dynamic():
             validation_X = X[~train]
-            distances = squared_distances(validation_X, self.train_X_, self._train_norms)
-            shares = _vote(distances, self.train_Y_, self.n_neighbors_)  # every label at once
-            self.validation_predicted_ = (shares > 0.5).astype(np.int8)
+            n_validation = validation_X.shape[0]
+            self.validation_predicted_ = knn_chain_labels(  # binary relevance kNN
+                validation_X,
+                self.train_X_,
+                self.train_Y_,
+                self.n_neighbors_,
+                np.tile(np.arange(self.n_labels_), (n_validation, 1)),
+                extend=False,
+                block=n_validation,
+            )
             self.validation_X_, self.validation_Y_ = validation_X, Y[~train].astype(np.int8)
         return self
 
     def _scaled(self, X):
         return divide_columns(X, self.scale_)
 
-    def _search_neighbours(self, X, Y, rng):
-        """R by 3-fold cross-validation of the chain (in label order 0..L-1 when dynamic)."""
-        order = None if self._dynamic() else self.order_
-        folds = KFold(3, shuffle=True, random_state=rng.randint(2**31 - 1))
-        scores = np.zeros(len(NEIGHBOURS))
-        for train, test in folds.split(X):
-            inner = KNNChain(n_neighbors=1, order=order, scale=False).fit(X[train], Y[train])
-            for i, R in enumerate(NEIGHBOURS):
-                inner.n_neighbors_ = R
-                scores[i] += f1_score(Y[test], inner.predict(X[test]), average="samples")
-        return NEIGHBOURS[int(np.argmax(scores))]
+    def _validated(self, X):
+        check_is_fitted(self)
+        return self._scaled(
+            validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        )
 
     def predict_orders(self, X):
         """The label order of every row, best first."""
-        check_is_fitted(self)
-        X = self._scaled(validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False))
-        return self._orders(X)
+        return self._orders(self._validated(X))
 
     def _orders(self, X):
         if not self._dynamic():
@@ -139,31 +126,49 @@ class KNNChain(MultiLabelClassifierMixin, BaseEstimator):
             X, self.validation_X_, self.validation_Y_, self.validation_predicted_, self.beta
         )[0]
 
-    def predict_proba(self, X, *, block=512):
+    def _chain(self, X, orders, **options):
+        return knn_chain_labels(
+            X, self.train_X_, self.train_Y_, self.n_neighbors_, orders, **options
+        )
+
+    def predict_proba(self, X, *, block=CHAIN_BLOCK):
         """Share of neighbours voting 1 at each chain step, shape (n_samples, n_labels)."""
-        check_is_fitted(self)
-        X = self._scaled(validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False))
-        orders = self._orders(X)
-        proba = np.zeros((X.shape[0], self.n_labels_))
-        labels_by_column = self.train_Y_.T.astype(np.float64)  # [label, training point]
-        for start in range(0, X.shape[0], block):
-            rows = np.arange(start, min(start + block, X.shape[0]))
-            distances = squared_distances(X[rows], self.train_X_, self._train_norms)
-            for step in range(self.n_labels_):
-                label = orders[rows, step]
-                share = _vote_rows(distances, labels_by_column[label], self.n_neighbors_)
-                proba[rows, label] = share
-                decided = (share > 0.5).astype(np.float64)
-                # the decided label extends the space: one squared difference per point
-                distances += (decided[:, None] - labels_by_column[label]) ** 2
-        return proba
+        X = self._validated(X)
+        return self._chain(X, self._orders(X), shares=True, block=block)[1]
 
     def predict(self, X):
         """0/1 labels, shape (n_samples, n_labels)."""
-        return (self.predict_proba(X) > 0.5).astype(int)
+        X = self._validated(X)
+        return self._chain(X, self._orders(X), block=CHAIN_BLOCK).astype(int)
 
+    def predict_in_orders(self, X, orders):
+        """0/1 labels of the chain in each of the given orders, for every row.
 
-def _vote_rows(distances, labels, n_neighbors):
-    """Like :func:`_vote`, with each row voting on its own label column (``labels`` n x N)."""
-    nearest = nearest_points(distances, n_neighbors)
-    return np.take_along_axis(labels, nearest, axis=1).mean(axis=1)
+        The training points serve any order: nothing is refitted.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        orders : sequence of array-like of shape (n_labels,)
+            Label orders (permutations of 0..n_labels-1), each used for every row.
+
+        Returns
+        -------
+        labels : ndarray of shape (len(orders), n_samples, n_labels), int
+            ``labels[i]`` is the chain's prediction in ``orders[i]``.
+
+        Examples
+        --------
+        >>> from mlnb import KNNChain
+        >>> from mlnb.datasets import make_multilabel
+        >>> X, Y = make_multilabel(100, 5, 3, random_state=0)
+        >>> chain = KNNChain(n_neighbors=3).fit(X, Y)
+        >>> labels = chain.predict_in_orders(X[:4], [[0, 1, 2], [2, 1, 0]])
+        >>> labels.shape
+        (2, 4, 3)
+        >>> bool((labels[0] == chain.predict(X[:4])).all())
+        True
+        """
+        X = self._validated(X)
+        orders = resolve_orders(orders, self.n_labels_)
+        return self._chain(X, tiled_orders(orders, X.shape[0])).astype(int)

@@ -1,9 +1,9 @@
 """Ensembles of chain orders chosen on a validation set: OOCC and a genetic algorithm.
 
-The reference methods of seed 003, both built on an order-free chain, so that scoring an
-order costs a prediction, not a fit: the Naive Bayes chain (:class:`ClassifierChain`,
-``base="nb"``) or the nearest-neighbour chain (:class:`KNNChain`, ``base="knn"``, whose
-training points serve any order):
+The reference methods of Trajdos and Kurzynski, both built on an order-free chain, so that scoring
+an order costs a prediction, not a fit (its ``predict_in_orders``): the Naive Bayes chain
+(:class:`ClassifierChain`, ``base="nb"``) or the nearest-neighbour chain (:class:`KNNChain`,
+``base="knn"``, whose training points serve any order):
 
 - :class:`OOCC` (da Silva et al. 2014): a pool of random orders; every validation instance
   records the order whose chain predicts it best (example-based F1); a test instance uses
@@ -13,18 +13,17 @@ training points serve any order):
   of each order's chain; the K best distinct orders form a static ensemble (eq. 22).
 
 Both split the training set into a part that fits the chain statistics (t = 0.6) and a
-validation part V, as Algorithm 1 of seed 003.
+validation part V, as Algorithm 1 of Trajdos and Kurzynski.
 
-Preprocessing (seed 003, section 3: "the reference algorithm also uses Naive Bayes/nearest
-neighbour algorithm with data preprocessing procedures described in Section 2.5"): by
-default the order-free chain is one member of a :class:`DynamicChainEnsemble` with a fixed
-order, built on the whole training part with that ensemble's per-label random undersampling
-(imbalance ratio 20) and correlation-based feature selection (at most 300 features). Its
-statistics do not depend on the order either, so any order is still scored by a prediction:
-the member's log-odds and label-pair terms in a greedy chain search (NB), or its kNN chain
-with each label's kept rows and selected features (kNN). ``max_imbalance=None`` with
-``feature_selection=None`` gives the plain chain (:class:`ClassifierChain` or
-:class:`KNNChain`) instead.
+Preprocessing (Trajdos and Kurzynski, section 3: "the reference algorithm also uses Naive
+Bayes/nearest neighbour algorithm with data preprocessing procedures described in Section 2.5"): by
+default the order-free chain is one member of a :class:`DynamicChainEnsemble` with a fixed order,
+built on the whole training part with that ensemble's per-label random undersampling (imbalance
+ratio 20) and correlation-based feature selection (at most 300 features). Its statistics do not
+depend on the order either, so any order is still scored by a prediction: the member's log-odds and
+label-pair terms in a greedy chain search (NB), or its kNN chain with each label's kept rows and
+selected features (kNN). ``max_imbalance=None`` with ``feature_selection=None`` gives the plain
+chain (:class:`ClassifierChain` or :class:`KNNChain`) instead.
 """
 
 from __future__ import annotations
@@ -36,8 +35,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import f1_score
 from ._base import MultiLabelClassifierMixin
-from ._inference import greedy_search
-from ._knn_members import knn_chain_labels, tiled_orders
 from ._labels import binary_classes, check_label_matrix
 from ._neighbourhood import (
     divide_columns,
@@ -89,7 +86,7 @@ class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
         """One DynamicChainEnsemble member on every training row (section 2.5's preprocessing).
 
         Its order is fixed only because the ensemble needs one: the member's statistics, kept
-        rows and feature masks do not depend on it, and :meth:`_predict_orders` scores any
+        rows and feature masks do not depend on it, and its ``predict_in_orders`` scores any
         order with them. The parameters are passed through unchecked: the ensemble checks
         them.
         """
@@ -111,20 +108,7 @@ class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
 
     def _predict_orders(self, X, orders):
         """0/1 predictions of the chain in each order: shape (len(orders), n, L)."""
-        if isinstance(self.chain_, DynamicChainEnsemble):  # the preprocessed member
-            return self.chain_._member_labels_in_orders(X, 0, orders)
-        if self.base == "knn":
-            chain = self.chain_
-            return knn_chain_labels(
-                chain._scaled(X),
-                chain.train_X_,
-                chain.train_Y_,
-                chain.n_neighbors_,
-                tiled_orders(orders, X.shape[0]),
-            ).astype(int)
-        base = self.chain_._independent_log_odds(X)
-        weight, absent = self.chain_._label_pairs
-        return np.stack([greedy_search(base, weight, absent, order)[0] for order in orders])
+        return self.chain_.predict_in_orders(X, orders)
 
 
 class OOCC(_ValidatedOrders):
@@ -347,7 +331,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         return self._predict_orders(X, self.orders_).mean(axis=0)
 
     def predict(self, X):
-        """``[mean vote > 0.5]`` (seed 003, eq. 22)."""
+        """``[mean vote > 0.5]`` (Trajdos and Kurzynski, eq. 22)."""
         return (self.predict_proba(X) > 0.5).astype(int)
 
 

@@ -1,0 +1,246 @@
+"""The two kinds of members of a :class:`~mlnb.multilabel.DynamicChainEnsemble`.
+
+:class:`NBMembers` are Naive Bayes chains, :class:`KNNMembers` nearest-neighbour chains.
+A kind knows how to fit a member on its rows (given the ensemble's undersampling and
+feature selection), how binary relevance predicts the member's validation rows (for its
+local-F1 orders), and a member's labels in any orders: any order costs a prediction, not a
+fit, because a member's statistics, kept rows and feature masks do not depend on it.
+
+Each kind is a view of one ensemble: the fitted state lives in the ensemble's public
+attributes (which model files keep), so a view is made afresh, by :func:`members_of`,
+whenever it is needed. While the ensemble fits, its view also holds the training data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..stats import GroupStats
+from ._inference import dynamic_greedy_search, greedy_search
+from ._knn_members import choose_neighbours, knn_chain_labels, tiled_orders
+from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
+from ._neighbourhood import divide_columns, feature_scale
+from ._orders import is_local_f1, local_f1_orders
+
+__all__ = ["KNNMembers", "NBMembers", "members_of"]
+
+
+def members_of(ensemble):
+    """The members of ``ensemble`` as the kind its ``base`` names ("nb" or "knn")."""
+    kinds = {"nb": NBMembers, "knn": KNNMembers}
+    if not isinstance(ensemble.base, str) or ensemble.base not in kinds:
+        raise ValueError(f'base must be "nb" or "knn"; got {ensemble.base!r}')
+    return kinds[ensemble.base](ensemble)
+
+
+class _Members:
+    """What both kinds share: the members' orders, votes and labels in given orders.
+
+    A kind implements ``check``, ``start``, ``add``, ``validation``, ``fold_settings``
+    (fitting) and ``inputs``, ``order_space``, ``labels`` (prediction).
+    """
+
+    def __init__(self, ensemble):
+        self.ensemble = ensemble
+
+    @property
+    def n_members(self):
+        return len(self.ensemble.feature_masks_)
+
+    def orders(self, inputs, member, betas):
+        """A member's orders: (1, L) fixed, or (n_betas, n, L) by local F1 of each width."""
+        ensemble = self.ensemble
+        if not is_local_f1(ensemble.order):
+            return ensemble.orders_[member][None]
+        return local_f1_orders(
+            self.order_space(inputs, member),
+            ensemble.validation_X_[member],
+            ensemble.validation_Y_[member],
+            ensemble.validation_predicted_[member],
+            betas,
+        )[0]
+
+    def votes(self, X, betas):
+        """Mean of the members' 0/1 labels in their own orders, (n_sets, n, L), X validated."""
+        inputs = self.inputs(X)
+        n_sets = len(betas) if is_local_f1(self.ensemble.order) else 1
+        votes = np.zeros((n_sets, X.shape[0], self.ensemble.n_labels_))
+        for member in range(self.n_members):
+            votes += self.labels(inputs, member, self.orders(inputs, member, betas))
+        return votes / self.n_members
+
+    def labels_in_orders(self, X, orders, member=None):
+        """0/1 labels of one member (or the members' majority) in each fixed order."""
+        inputs = self.inputs(X)
+        orders = np.asarray(orders)
+        if member is not None:
+            return self.labels(inputs, member, orders).astype(int)
+        votes = np.zeros((len(orders), X.shape[0], self.ensemble.n_labels_))
+        for k in range(self.n_members):
+            votes += self.labels(inputs, k, orders)
+        return (votes / self.n_members > 0.5).astype(int)
+
+
+class NBMembers(_Members):
+    """Naive Bayes members: the statistics of X and Y grouped by ``[Y * keep, (1 - Y) * keep]``.
+
+    Fitted attributes of the ensemble: ``events_``, ``member_features_``,
+    ``member_labels_`` and (local-F1 order) ``scales_``, each member's feature scale.
+    """
+
+    def check(self):
+        pass
+
+    def start(self, X, Y, weight, sample_weight, rng, event_model):
+        """Prepare the fit; returns the features and row weights feature selection sees."""
+        ensemble = self.ensemble
+        events = event_model()
+        self.X, self.Y, self.weight = X, Y, weight
+        self.prepared = events.prepare(X, caller=type(ensemble).__name__)
+        ensemble.events_ = events
+        ensemble.member_features_, ensemble.member_labels_, ensemble.scales_ = [], [], []
+        return self.prepared, weight
+
+    def add(self, train, keep, mask):
+        """A member on the ``train`` rows, with each label's kept rows and its mask."""
+        ensemble = self.ensemble
+        labels, weight = self.Y[train], self.weight[train]
+        grouping = np.hstack([labels * keep, (1 - labels) * keep])
+        second_moments = ensemble.events_.second_moments
+        ensemble.member_features_.append(
+            GroupStats.from_data(
+                self.prepared[train], grouping, weight, second_moments=second_moments
+            )
+        )
+        ensemble.member_labels_.append(
+            GroupStats.from_data(labels, grouping, weight, second_moments=False)
+        )
+
+    def validation(self, train, validation):
+        """The newest member's scale; its validation rows scaled, and their BR labels."""
+        ensemble = self.ensemble
+        member = len(ensemble.member_features_) - 1
+        scale = feature_scale(self.X[train]) if ensemble.scale else None
+        validation_X = self.X[validation]
+        base = self.log_odds(member, ensemble.events_.prepare(validation_X))
+        ensemble.scales_.append(scale)
+        scaled = validation_X if scale is None else divide_columns(validation_X, scale)
+        return scaled, (base > 0).astype(np.int8)
+
+    def fold_settings(self):
+        return {}
+
+    def model(self, member):
+        """Feature parameters, prior log-odds and label-pair terms of one member."""
+        ensemble = self.ensemble
+        n_labels = ensemble.n_labels_
+        positive, negative = slice(0, n_labels), slice(n_labels, 2 * n_labels)
+        features, labels = ensemble.member_features_[member], ensemble.member_labels_[member]
+        holding, other = features.select_groups(positive), features.select_groups(negative)
+        params = feature_parameters(ensemble.events_, holding, other)
+        if ensemble.feature_masks_[member] is not None:
+            params = ensemble.events_.silence(*params, ensemble.feature_masks_[member])
+        prior = log_prior_odds(holding.count, holding.count + other.count, ensemble.prior_alpha)
+        pairs = label_log_odds(
+            labels.select_groups(positive),
+            ensemble.label_alpha,
+            negative=labels.select_groups(negative),
+        )
+        return params, prior, pairs
+
+    def log_odds(self, member, prepared, model=None):
+        """A member's independent log-odds of every label of ``prepared`` rows, (n x L)."""
+        params, prior, _ = self.model(member) if model is None else model
+        events = self.ensemble.events_
+        return feature_log_odds(events, None, prepared, params=params) + prior[None, :]
+
+    def inputs(self, X):
+        return X, self.ensemble.events_.prepare(X, caller=type(self.ensemble).__name__)
+
+    def order_space(self, inputs, member):
+        X, scale = inputs[0], self.ensemble.scales_[member]
+        return X if scale is None else divide_columns(X, scale)
+
+    def labels(self, inputs, member, orders):
+        """Greedy chains: ``orders`` (k, L) fixed orders or (k, n, L) one per row."""
+        model = self.model(member)
+        base, (weight, absent) = self.log_odds(member, inputs[1], model), model[2]
+        search = greedy_search if orders.ndim == 2 else dynamic_greedy_search
+        return np.stack([search(base, weight, absent, order)[0] for order in orders])
+
+
+class KNNMembers(_Members):
+    """Nearest-neighbour members: each a sample of the ensemble's (scaled) training rows.
+
+    Fitted attributes of the ensemble: ``scale_``, ``train_X_``, ``train_Y_``,
+    ``n_neighbors_``, ``member_rows_`` and ``member_keep_`` (each label's kept rows).
+    """
+
+    def check(self):
+        R = self.ensemble.n_neighbors
+        if not (R == "auto" or (np.isscalar(R) and int(R) >= 1)):
+            raise ValueError(f'n_neighbors must be "auto" or >= 1; got {R!r}')
+
+    def start(self, X, Y, weight, sample_weight, rng, event_model):
+        """Scale, keep the points, choose R; returns what feature selection sees."""
+        if sample_weight is not None:
+            raise ValueError("nearest-neighbour members (base='knn') take no sample_weight")
+        ensemble = self.ensemble
+        ensemble.scale_ = feature_scale(X) if ensemble.scale else None
+        X = self._scaled(X)
+        self.X, self.Y = X, Y
+        ensemble.train_X_, ensemble.train_Y_ = X, Y.astype(np.int8)
+        auto = isinstance(ensemble.n_neighbors, str)
+        ensemble.n_neighbors_ = choose_neighbours(X, Y, rng) if auto else int(ensemble.n_neighbors)
+        ensemble.member_rows_, ensemble.member_keep_ = [], []
+        return X, np.ones(X.shape[0])
+
+    def add(self, train, keep, mask):
+        self.ensemble.member_rows_.append(train)
+        self.ensemble.member_keep_.append(keep.astype(bool))
+
+    def validation(self, train, validation):
+        """The newest member's validation rows and their binary relevance kNN labels."""
+        ensemble = self.ensemble
+        validation_X = self.X[validation]
+        first = np.tile(np.arange(self.Y.shape[1]), (len(validation), 1))
+        predicted = knn_chain_labels(
+            validation_X,
+            self.X[train],
+            self.Y[train],
+            ensemble.n_neighbors_,
+            first,
+            keep=ensemble.member_keep_[-1],
+            masks=ensemble.feature_masks_[-1],
+            extend=False,
+        )
+        return validation_X, predicted
+
+    def fold_settings(self):
+        return {"n_neighbors": self.ensemble.n_neighbors_}
+
+    def _scaled(self, X):
+        scale = self.ensemble.scale_
+        return X if scale is None else divide_columns(X, scale)
+
+    def inputs(self, X):
+        return self._scaled(X)
+
+    def order_space(self, inputs, member):
+        return inputs
+
+    def labels(self, inputs, member, orders):
+        """kNN chains: ``orders`` (k, L) fixed orders or (k, n, L) one per row."""
+        ensemble = self.ensemble
+        if orders.ndim == 2:
+            orders = tiled_orders(orders, inputs.shape[0])
+        rows = ensemble.member_rows_[member]
+        return knn_chain_labels(
+            inputs,
+            ensemble.train_X_[rows],
+            ensemble.train_Y_[rows],
+            ensemble.n_neighbors_,
+            orders,
+            keep=ensemble.member_keep_[member],
+            masks=ensemble.feature_masks_[member],
+        )
