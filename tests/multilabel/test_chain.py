@@ -14,8 +14,9 @@ from mlnb.multilabel._inference import (
     beam_search,
     exact_search,
     greedy_search,
-    greedy_search_stacked,
     joint_log_proba,
+    stacked_layout,
+    stacked_search,
 )
 
 
@@ -179,8 +180,10 @@ def test_stacked_greedy_search_equals_each_chain_alone(block):
     weight = rng.normal(0, 2, size=(n_chains, n_labels, n_labels))
     absent = rng.normal(0, 1, size=(n_chains, n_labels, n_labels))
     orders = np.array([rng.permutation(n_labels) for _ in range(n_chains)])
-    labels, conditional = greedy_search_stacked(base, weight, absent, orders, block=block)
-    hard, none = greedy_search_stacked(base, weight, absent, orders, conditional=False)
+    layout = stacked_layout(base, weight, absent, orders)
+    labels, conditional = stacked_search(*layout, block=block)
+    layout = stacked_layout(base, weight, absent, orders)
+    hard, none = stacked_search(*layout, conditional=False)
     assert none is None
     for k in range(n_chains):
         columns = slice(k * n_labels, (k + 1) * n_labels)

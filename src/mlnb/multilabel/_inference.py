@@ -28,7 +28,6 @@ __all__ = [
     "dynamic_greedy_search",
     "exact_search",
     "greedy_search",
-    "greedy_search_stacked",
     "joint_log_proba",
     "stacked_block",
     "stacked_layout",
@@ -182,45 +181,16 @@ def greedy_search(base, weight, absent, order, *, block=64, layout=None, conditi
     return labels, conditional_by_label
 
 
-def greedy_search_stacked(base, weight, absent, orders, *, block=None, conditional=True):
-    """Several greedy chains at once, each with its own terms and order (an ensemble).
-
-    Parameters
-    ----------
-    base : ndarray of shape (n_samples, n_chains * n_labels)
-        Every chain's log-odds from the features and the prior, chain after chain.
-    weight, absent : ndarray of shape (n_chains, n_labels, n_labels)
-        Each chain's pairwise terms, as in :func:`beam_search`.
-    orders : ndarray of shape (n_chains, n_labels)
-    block : int or None, default=None
-        Labels per block (speed only); None: :func:`stacked_block`.
-    conditional : bool, default=True
-        Whether to return the conditional log-odds (else None).
-
-    Returns
-    -------
-    labels : ndarray of shape (n_chains, n_samples, n_labels), int8 0/1
-    conditional_log_odds : ndarray of shape (n_chains, n_samples, n_labels) or None
-
-    Notes
-    -----
-    The same arithmetic as :func:`greedy_search` chain by chain, but each step of the loop
-    over labels advances every chain (batched matrix products), so the Python-level work
-    does not grow with the number of chains. The chains' columns are laid out position
-    by position (chain, position, sample), which keeps every step's reads and writes
-    contiguous.
-    """
-    layout = stacked_layout(base, weight, absent, orders)
-    return stacked_search(*layout, block=block, conditional=conditional)
-
-
 def stacked_layout(base, weight, absent, orders):
-    """The inputs of :func:`stacked_search`, from those of :func:`greedy_search_stacked`.
+    """Several greedy chains at once (an ensemble): the inputs of :func:`stacked_search`.
 
-    Returns ``(folded, weight_in_order, orders)``: the base log-odds plus the earlier labels'
-    "absent" terms in (chain, position, sample) layout, and the weights with rows and
-    columns in each chain's order. A caller that drops its ``base`` before the search
-    holds one such array less.
+    ``base`` (n_samples x n_chains * n_labels) holds every chain's log-odds from the features and
+    the prior, chain after chain; ``weight`` and ``absent`` (n_chains x n_labels x n_labels) each
+    chain's pairwise terms, as in :func:`beam_search`; ``orders`` (n_chains x n_labels) each chain's
+    order. Returns ``(folded, weight_in_order, orders)``: the base log-odds plus the earlier labels'
+    "absent" terms in (chain, position, sample) layout, and the weights with rows and columns in
+    each chain's order. A caller that drops its ``base`` before the search holds one such array
+    less.
     """
     orders = np.asarray(orders)
     n_chains, n_labels = orders.shape
@@ -252,9 +222,15 @@ def stacked_block(n_labels):
 
 
 def stacked_search(folded, weight_in_order, orders, *, block=None, conditional=True):
-    """The loop of :func:`greedy_search_stacked` on :func:`stacked_layout`'s arrays.
+    """Several greedy chains on :func:`stacked_layout`'s arrays: (labels, log-odds).
 
-    ``folded`` is overwritten with the conditional log-odds (in chain order).
+    The same arithmetic as :func:`greedy_search` chain by chain, but each step of the loop
+    over labels advances every chain (batched matrix products), so the Python-level work
+    does not grow with the number of chains. ``folded`` is overwritten with the
+    conditional log-odds (in chain order). Returns the labels (n_chains x n_samples x
+    n_labels, int8 0/1) and the conditional log-odds of the same shape, or None without
+    ``conditional``; ``block`` is the labels per block (speed only; None:
+    :func:`stacked_block`).
     """
     n_chains, n_labels, n_samples = folded.shape
     block = stacked_block(n_labels) if block is None else int(block)

@@ -275,7 +275,7 @@ class EnsembleClassifierChains(MultiLabelNB):
 
         Yields arrays of shape (chains in the batch, n_samples, n_labels): on the Naive
         Bayes path, a batch of chains shares one scoring of the features (stacked
-        parameters) and one greedy search (:func:`greedy_search_stacked`).
+        parameters) and one greedy search (:func:`._inference.stacked_search`).
         """
         soft = self.voting == "soft"
         if self.base_estimator is not None:
