@@ -669,6 +669,10 @@ class GroupStats:
             new.m2[: self.n_groups], new.total_m2 = self.m2, self.total_m2.copy()
         return new
 
+    def padded(self, n_groups: int) -> GroupStats:
+        """These statistics, or a copy with empty groups appended up to ``n_groups``."""
+        return self if self.n_groups >= n_groups else self.add_groups(n_groups - self.n_groups)
+
     def placed(self, index, n_groups: int) -> GroupStats:
         """A copy with group k moved to position ``index[k]`` among ``n_groups`` groups.
 
@@ -738,7 +742,7 @@ class NamedStats:
                     raise ValueError(f"the statistics {name!r} are kept by one operand only")
                 continue
             n_groups = max(mine.n_groups, theirs.n_groups)
-            mine, theirs = (_padded(stats, n_groups) for stats in (mine, theirs))
+            mine, theirs = (stats.padded(n_groups) for stats in (mine, theirs))
             self.parts[name] = operation(mine, theirs)
         return self
 
@@ -749,8 +753,3 @@ class NamedStats:
     def subtract(self, other: NamedStats) -> NamedStats:
         """Remove the statistics of some of the rows (in place; returns self)."""
         return self._combine(other, GroupStats.subtract)
-
-
-def _padded(stats, n_groups):
-    """``stats`` with empty groups appended up to ``n_groups``."""
-    return stats if stats.n_groups >= n_groups else stats.add_groups(n_groups - stats.n_groups)

@@ -14,11 +14,10 @@ training set.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import MultiLabelClassifierMixin
+from ._base import MultiLabelEstimator
 from ._knn_members import CHAIN_BLOCK, choose_neighbours, knn_chain_labels, tiled_orders
 from ._labels import binary_classes, check_label_matrix, resolve_order
 from ._neighbourhood import divide_columns, feature_scale, validation_mask
@@ -27,7 +26,7 @@ from ._orders import is_local_f1, local_f1_orders, resolve_orders
 __all__ = ["KNNChain"]
 
 
-class KNNChain(MultiLabelClassifierMixin, BaseEstimator):
+class KNNChain(MultiLabelEstimator):
     """Classifier chain of nearest-neighbour classifiers in the label-extended space.
 
     Parameters

@@ -85,19 +85,12 @@ class CascadeSteps(NamedTuple):
     proba: np.ndarray
 
 
-def _with_groups(stats, n_groups):
-    """``stats`` with empty groups appended up to ``n_groups`` (size classes seen later)."""
-    if stats is None or stats.n_groups >= n_groups:
-        return stats
-    return stats.add_groups(n_groups - stats.n_groups)
-
-
 def _merged(mine, theirs):
     """A new GroupStats: the sum of two, the one with fewer (size) groups padded first."""
     if mine is None:
         return None
     n_groups = max(mine.n_groups, theirs.n_groups)
-    return _with_groups(mine, n_groups).copy().merge(_with_groups(theirs, n_groups))
+    return mine.padded(n_groups).copy().merge(theirs.padded(n_groups))
 
 
 class NaiBX(AdditiveLabelNB):
@@ -354,8 +347,9 @@ class NaiBX(AdditiveLabelNB):
         labels = np.flatnonzero(y)
         size = len(labels)
         if size >= self.size_stats_.n_groups:
-            self.size_stats_ = _with_groups(self.size_stats_, size + 1)
-            self.size_feature_stats_ = _with_groups(self.size_feature_stats_, size + 1)
+            self.size_stats_ = self.size_stats_.padded(size + 1)
+            if self.size_feature_stats_ is not None:
+                self.size_feature_stats_ = self.size_feature_stats_.padded(size + 1)
         self.feature_stats_.add_row(x, labels, weight)
         self.label_stats_.add_row(y, labels, weight)
         self.size_stats_.add_row(y, [size], weight)

@@ -29,12 +29,11 @@ chain (:class:`ClassifierChain` or :class:`KNNChain`) instead.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import f1_score
-from ._base import MultiLabelClassifierMixin
+from ._base import MultiLabelEstimator
 from ._labels import binary_classes, check_label_matrix
 from ._neighbourhood import (
     divide_columns,
@@ -50,7 +49,7 @@ from .knn_chain import KNNChain
 __all__ = ["GeneticChainEnsemble", "OOCC"]
 
 
-class _ValidatedOrders(MultiLabelClassifierMixin, BaseEstimator):
+class _ValidatedOrders(MultiLabelEstimator):
     """Shared: split, fit the order-free chain, predict any order on any rows."""
 
     def _split_and_fit(self, X, y):

@@ -11,15 +11,13 @@ in a later ``partial_fit`` batch are appended.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._state import atomic, check_mergeable
-from ..events import make_event_model
 from ..events.categorical import check_pseudo_count, log_categorical, log_normalise
 from ..stats import GroupStats, one_hot
-from ._base import MultiLabelClassifierMixin
+from ._base import MultiLabelEstimator
 from ._generic import check_nb_path, fit_multiclass, multiclass_predictions
 from ._labels import binary_classes, check_label_matrix
 
@@ -39,7 +37,7 @@ def _encode(Y_subset, known):
     return mapping[inverse.ravel()]
 
 
-class _PowersetEnsemble(MultiLabelClassifierMixin, BaseEstimator):
+class _PowersetEnsemble(MultiLabelEstimator):
     """Label-powerset classifiers on subsets of the labels, votes averaged per label."""
 
     def _subsets(self, n_labels, rng):
@@ -77,7 +75,7 @@ class _PowersetEnsemble(MultiLabelClassifierMixin, BaseEstimator):
         )
         Y = check_label_matrix(Y, X.shape[0], n_labels=None if first_call else self.n_labels_)
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        events = make_event_model(self.events)
+        events = self.event_model()
         prepared = events.prepare(X, caller=type(self).__name__)
         if first_call:
             subsets = self._subsets(Y.shape[1], check_random_state(self.random_state))
