@@ -75,12 +75,16 @@ class Parameters(Registered):
     #: Fields with one value per (group, feature).
     per_feature = ()
 
+    def __post_init__(self):
+        self.refreshed()
+
     def replace(self, **changes):
         """A copy with some fields replaced (derived fields recomputed)."""
-        return dataclasses.replace(self, **changes).refreshed()
+        return dataclasses.replace(self, **changes)
 
     def refreshed(self):
-        """This object with its derived fields recomputed (default: none)."""
+        """This object with its derived fields recomputed (default: none); called on
+        construction, so a derived field is declared with the default None."""
         return self
 
 

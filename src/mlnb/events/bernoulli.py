@@ -33,10 +33,6 @@ class BernoulliParameters(Parameters):
 
     per_feature = ("log_odds", "log_absent")
 
-    def __post_init__(self):
-        if self.log_absent_sum is None:
-            self.log_absent_sum = self.log_absent.sum(axis=1)
-
     def refreshed(self):
         self.log_absent_sum = self.log_absent.sum(axis=1)
         return self

@@ -85,10 +85,6 @@ class DiscretisedGaussianParameters(Parameters):
 
     per_feature = ("mean", "std")
 
-    def __post_init__(self):
-        if self.zero is None:
-            self.zero = _log_interval(0.0, self.mean, self.std, self.precision)
-
     def refreshed(self):
         self.zero = _log_interval(0.0, self.mean, self.std, self.precision)
         return self

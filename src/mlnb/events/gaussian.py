@@ -48,10 +48,6 @@ class StudentTParameters(Parameters):
 
     per_feature = ("mean", "scale", "rate", "exponent", "log_norm")
 
-    def __post_init__(self):
-        if self.at_zero is None:
-            self.at_zero = self.log_norm.sum(axis=1)
-
     def refreshed(self):
         self.at_zero = self.log_norm.sum(axis=1)
         return self

@@ -189,14 +189,18 @@ class AdditiveLabelNB(MultiLabelNB):
         Returns
         -------
         NamedStats
-            ``features`` (X grouped by every label) and ``labels`` (Y grouped by every
-            label, or None for methods without label pairs); add and subtract them with
-            ``merge`` and ``subtract``.
+            Add and subtract them with ``merge`` and ``subtract``. ``features`` (X grouped
+            by every label) and ``labels`` (Y grouped by every label, or None for methods
+            without label pairs); NaiBX's are its four fitted statistics.
         """
         X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
         Y = check_label_matrix(Y, X.shape[0], sparse=True)
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        features, labels = self._statistics(self.event_model(), X, Y, weight)
+        return self._named_statistics(self.event_model(), X, Y, weight)
+
+    def _named_statistics(self, events, X, Y, weight):
+        """:meth:`batch_statistics` of validated rows."""
+        features, labels = self._statistics(events, X, Y, weight)
         return NamedStats(features=features, labels=labels)
 
     def from_statistics(self, stats, *, n_features=None):

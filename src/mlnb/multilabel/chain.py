@@ -139,6 +139,11 @@ class ClassifierChain(AdditiveLabelNB):
                 layout = self._layout
         else:
             order = resolve_order(order, self.n_labels_)
+        return self._search_terms(base, order, layout=layout, conditional=conditional)
+
+    def _search_terms(self, base, order, *, layout=None, conditional=True):
+        """The chain's search in ``order`` from the features' log-odds ``base``."""
+        weight, absent = self._label_pairs
         return chain_search(
             base,
             weight,
@@ -176,32 +181,22 @@ class ClassifierChain(AdditiveLabelNB):
 
         Examples
         --------
+        The order decides here whether label 0 follows label 1:
+
         >>> import numpy as np
         >>> from mlnb import ClassifierChain
-        >>> X = np.array([[3, 0, 1], [2, 0, 0], [0, 4, 1], [0, 3, 2], [1, 1, 1]])
-        >>> Y = np.array([[1, 0], [1, 0], [0, 1], [1, 1], [1, 1]])
+        >>> X, Y = np.array([[2, 0], [0, 3], [1, 1], [3, 1]]), np.eye(2, dtype=int)[[0, 1, 0, 0]]
+        >>> Y[2, 1] = 1
         >>> chain = ClassifierChain(events="multinomial").fit(X, Y)
-        >>> chain.predict_in_orders([[0, 5, 1]], [[0, 1], [1, 0]]).shape
-        (2, 1, 2)
+        >>> chain.predict_in_orders([[1, 2]], [[0, 1], [1, 0]])
+        array([[[1, 1]],
+        <BLANKLINE>
+               [[0, 1]]])
         """
         check_nb_path(self, "predict_in_orders")
         base = self._independent_log_odds(X)
         orders = resolve_orders(orders, self.n_labels_)
-        weight, absent = self._label_pairs
-        return np.stack(
-            [
-                chain_search(
-                    base,
-                    weight,
-                    absent,
-                    order,
-                    self.inference,
-                    beam_width=self.beam_width,
-                    conditional=False,
-                )[0]
-                for order in orders
-            ]
-        )
+        return np.stack([self._search_terms(base, o, conditional=False)[0] for o in orders])
 
     def predict_joint_log_proba(self, X, order=None):
         """Log of the chain's joint probability of the predicted label vector (NB path)."""

@@ -44,7 +44,7 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..events.categorical import check_pseudo_count, log_categorical
 from ..stats import GroupStats, NamedStats, one_hot
@@ -261,19 +261,8 @@ class NaiBX(AdditiveLabelNB):
         """What the statistics depend on: estimators with equal keys share statistics."""
         return (type(self).__name__, self.fixed_size is None, self.event_model().statistics_key())
 
-    def batch_statistics(self, X, Y, sample_weight=None):
-        """The statistics of a batch of rows; the estimator is not changed.
-
-        Returns
-        -------
-        NamedStats
-            ``feature_stats_``, ``label_stats_``, ``size_stats_`` and
-            ``size_feature_stats_`` (None with ``fixed_size``), as the fitted attributes.
-        """
-        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
-        Y = check_label_matrix(Y, X.shape[0], sparse=True)
-        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        events = self.event_model()
+    def _named_statistics(self, events, X, Y, weight):
+        """The four statistics of validated rows, named as the fitted attributes."""
         prepared = events.prepare(X, caller=type(self).__name__)
         return NamedStats(**self._batch_statistics(prepared, Y, weight, events))
 
