@@ -80,3 +80,20 @@ def test_bad_arguments():
         DynamicChain(beta=-1).fit(X, Y)
     with pytest.raises(ValueError, match="use fit"):
         DynamicChain().partial_fit(X, Y)
+
+
+def test_a_fixed_order_learns_from_every_row():
+    X, Y = dependent_labels(4)
+    fixed = DynamicChain(order=[2, 0, 1, 3, 5, 4], random_state=0).fit(X, Y)
+    chain = ClassifierChain(order=[2, 0, 1, 3, 5, 4]).fit(X, Y)
+    assert fixed.feature_stats_.total_count == len(X)
+    np.testing.assert_array_equal(fixed.predict(X), chain.predict(X))
+
+
+def test_feature_names_are_kept():
+    import pandas as pd
+
+    X, Y = dependent_labels(5)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    model = DynamicChain(beta=2.0, random_state=0).fit(frame, Y)
+    assert list(model.feature_names_in_) == list(frame.columns)

@@ -156,9 +156,15 @@ class MultiLabelNB(MultiLabelEstimator):
         X = self._validate_X(X, reset=False)
         return self.events_.prepare(X, caller=type(self).__name__)
 
-    def _independent_log_odds(self, X):
-        """``log P(y_l = 1 | x) - log P(y_l = 0 | x)`` of every label alone, (n x L)."""
-        prepared = self._prepared(X)
+    def _independent_log_odds(self, X, *, validated=False):
+        """``log P(y_l = 1 | x) - log P(y_l = 0 | x)`` of every label alone, (n x L).
+
+        ``validated``: X has passed this estimator's validation already (inside fit).
+        """
+        if validated:
+            prepared = self.events_.prepare(X, caller=type(self).__name__)
+        else:
+            prepared = self._prepared(X)
         odds = feature_log_odds(
             self.events_, self.feature_stats_, prepared, params=self._feature_params
         )

@@ -35,8 +35,9 @@ class DynamicChain(MultiLabelNB):
         Width of the fuzzy neighbourhood (eq. 13); "auto" picks the best of 1..10 by
         3-fold cross-validation on example-based F1 (the paper's procedure).
     validation_fraction : float, default=0.4
-        Share of the training rows kept as the validation set V (the paper's t = 0.6).
-        The chain's statistics come from the other rows (Algorithm 1).
+        Share of the training rows kept as the validation set V (the paper's t = 0.6) of
+        the local-F1 order; the chain's statistics come from the other rows (Algorithm 1).
+        A fixed order needs no validation set: the chain then learns from every row.
     order : None, "local_f1" or array-like, default="local_f1"
         "local_f1": the dynamic order; an explicit permutation (or None for 0..L-1): one
         fixed order for every instance, as :class:`ClassifierChain`.
@@ -96,22 +97,29 @@ class DynamicChain(MultiLabelNB):
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
         n_samples = X.shape[0]
-        validation = validation_mask(n_samples, fraction, rng)
+        # a fixed order needs no validation part: the chain learns from every row
+        validation = np.zeros(n_samples, dtype=bool)
+        if self._dynamic():
+            validation = validation_mask(n_samples, fraction, rng)
         train = ~validation
-        if not train.any() or (fraction > 0 and n_samples < 2):
+        if not train.any() or (self._dynamic() and n_samples < 2):
             raise ValueError(
                 "DynamicChain splits off a validation set and needs at least 2 rows; got "
                 f"n_samples = {n_samples}"
             )
         for attribute in ("feature_stats_", "label_stats_", "n_labels_"):
             self.__dict__.pop(attribute, None)
-        super().partial_fit(X[train], Y[train], sample_weight=weight[train])
+        self._validate_params()
+        events = self.event_model()
+        # the statistics of the training part, from the X validated above (its feature
+        # names kept): no second validation
+        labels = check_label_matrix(Y[train], sparse=True)
+        self._install(*self._statistics(events, X[train], labels, weight[train]), events)
         self.scale_ = feature_scale(X[train]) if self.scale else None
         if self._dynamic():
             validation_X = X[validation]
-            self.validation_predicted_ = (self._independent_log_odds(validation_X) > 0).astype(
-                np.int8
-            )
+            odds = self._independent_log_odds(validation_X, validated=True)
+            self.validation_predicted_ = (odds > 0).astype(np.int8)
             self.validation_X_ = self._scaled(validation_X)
             self.validation_Y_ = Y[validation].astype(np.int8)
             self.beta_ = (
