@@ -30,9 +30,11 @@ from mlnb import (
 from mlnb.datasets import make_multilabel
 from mlnb.events import (
     BayesianBernoulli,
+    BayesianCategorical,
     BayesianGaussian,
     BayesianMultinomial,
     Bernoulli,
+    Categorical,
     DiscretisedGaussian,
     EventModel,
     Gaussian,
@@ -142,6 +144,8 @@ MODELS = [
     Bernoulli(alpha=0.5),
     BayesianBernoulli(a=0.5, b=2.0),
     Mixed(blocks=[("gaussian", [0, 2, 4]), (Multinomial(), [1, 3, 5])]),
+    Categorical(max_categories=40),
+    BayesianCategorical(max_categories=40),
     Exponential(),
 ]
 

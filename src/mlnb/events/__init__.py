@@ -4,15 +4,22 @@ The protocol (``prepare``, ``estimate``, ``score``, ``score_ratio``, ``silence``
 ``input_kind``) is described in :class:`EventModel`; each model's parameters are a typed
 :class:`Parameters` object.
 
-Classical: :class:`Gaussian`, :class:`Multinomial`, :class:`Bernoulli`.
+Classical: :class:`Gaussian`, :class:`Multinomial`, :class:`Bernoulli`, :class:`Categorical`.
 Bayesian (posterior predictive, Xu 2018, eqs. 19-22): :class:`BayesianGaussian`,
-:class:`BayesianMultinomial`, :class:`BayesianBernoulli`. Column blocks: :class:`Mixed`.
+:class:`BayesianMultinomial`, :class:`BayesianBernoulli`; :class:`BayesianCategorical`
+(Dirichlet, asymmetric concentrations). Column blocks: :class:`Mixed`.
 Weka's Gaussian estimator (the Naive Bayes of Trajdos and Kurzynski's dynamic classifier
 chains): :class:`DiscretisedGaussian`.
 """
 
 from ._base import EventModel, Parameters, entrywise_sum, named_models
 from .bernoulli import BayesianBernoulli, Bernoulli, BernoulliParameters
+from .categorical_model import (
+    BayesianCategorical,
+    Categorical,
+    CategoricalParameters,
+    count_categories,
+)
 from .discretised import DiscretisedGaussian, DiscretisedGaussianParameters, weka_precision
 from .gaussian import BayesianGaussian, Gaussian, GaussianParameters, StudentTParameters
 from .mixed import Mixed, MixedParameters
@@ -26,10 +33,13 @@ from .multinomial import (
 __all__ = [
     "EVENT_MODELS",
     "BayesianBernoulli",
+    "BayesianCategorical",
     "BayesianGaussian",
     "BayesianMultinomial",
     "Bernoulli",
     "BernoulliParameters",
+    "Categorical",
+    "CategoricalParameters",
     "DirichletMultinomialParameters",
     "DiscretisedGaussian",
     "DiscretisedGaussianParameters",
@@ -42,6 +52,7 @@ __all__ = [
     "MultinomialParameters",
     "Parameters",
     "StudentTParameters",
+    "count_categories",
     "entrywise_sum",
     "make_event_model",
     "named_models",

@@ -14,8 +14,8 @@ The protocol that estimators use (every method public):
 - ``silence(positive, negative, mask)``: parameters of a binary problem (a label and its
   negatives) in which the features outside ``mask`` add nothing to the log-odds (feature
   selection);
-- ``input_kind``: ``"counts"``, ``"binary"``, ``"real"`` or ``"mixed"``: what the model
-  expects of X (the text pipeline gives TF-IDF to ``"real"`` models).
+- ``input_kind``: ``"counts"``, ``"binary"``, ``"real"``, ``"categorical"`` or ``"mixed"``:
+  what the model expects of X (the text pipeline gives TF-IDF to ``"real"`` models).
 
 A new event model subclasses :class:`EventModel` and implements ``estimate`` and ``score``;
 with its parameters a :class:`Parameters` dataclass that lists its per-feature fields,
@@ -97,7 +97,7 @@ class EventModel(Registered, BaseEstimator):
     :meth:`score_ratio` (one pass for both sides) and :meth:`silence`.
     """
 
-    #: What the model expects of X: "counts", "binary", "real" or "mixed".
+    #: What the model expects of X: "counts", "binary", "real", "categorical" or "mixed".
     input_kind = "real"
     #: The name by which ``events=`` may ask for the model with default hyper-parameters.
     name = None

@@ -29,7 +29,11 @@ class Mixed(EventModel):
 
     Internally the columns are reordered block after block (``prepare`` does it, at fit and
     at prediction time alike), so statistics computed on prepared data have the features in
-    block order.
+    block order. A block's model may change its number of columns (a categorical model
+    one-hot encodes): it then says how many with ``prepared_width(n_columns)`` and, to
+    recover the input width from statistics, ``input_width(n_prepared)``; at most one block
+    may then be given by columns whose number depends on the input width (an open slice
+    such as ``slice(None)`` or ``slice(3, None)``).
 
     Parameters
     ----------
@@ -57,7 +61,7 @@ class Mixed(EventModel):
         return [(make_event_model(model), columns) for model, columns in self.blocks]
 
     def _layout(self, n_features):
-        """Per block: (model, original column indices, slice in the reordered layout)."""
+        """Per block: (model, original column indices, slice in the prepared layout)."""
         layout, seen, start = [], np.zeros(n_features, dtype=int), 0
         for model, columns in self._resolved_blocks():
             try:
@@ -66,8 +70,9 @@ class Mixed(EventModel):
                 raise ValueError(f"block columns {columns!r} out of range: {error}") from None
             indices = np.atleast_1d(indices)
             seen[indices] += 1
-            layout.append((model, indices, slice(start, start + len(indices))))
-            start += len(indices)
+            width = _prepared_width(model, len(indices))
+            layout.append((model, indices, slice(start, start + width)))
+            start += width
         if np.any(seen != 1):
             missing = np.flatnonzero(seen == 0).tolist()
             repeated = np.flatnonzero(seen > 1).tolist()
@@ -80,12 +85,38 @@ class Mixed(EventModel):
     def prepare(self, X, *, caller="this model"):
         layout = self._layout(X.shape[1])
         parts = [model.prepare(X[:, indices], caller=caller) for model, indices, _ in layout]
-        if sp.issparse(X):
+        if any(sp.issparse(part) for part in parts):
             return sp.hstack(parts, format="csr")
         return np.hstack(parts)
 
+    def _input_width(self, n_prepared):
+        """The number of input columns whose prepared blocks have ``n_prepared`` in all."""
+        blocks = self._resolved_blocks()
+        if not any(hasattr(model, "prepared_width") for model, _ in blocks):
+            return n_prepared
+        for _, columns in blocks:
+            if not isinstance(columns, slice) and np.asarray(columns).dtype == bool:
+                return len(columns)  # a mask is as long as the input
+        n_input, rest, open_blocks = 0, n_prepared, []
+        for model, columns in blocks:
+            length = _fixed_length(columns)
+            if length is None:
+                open_blocks.append(model)
+                continue
+            n_input += length
+            rest -= _prepared_width(model, length)
+        if len(open_blocks) > 1:
+            raise ValueError(
+                "a block changes its number of columns: give the columns of every block but "
+                "one as indices (or slices with non-negative bounds)"
+            )
+        if open_blocks:
+            inverse = getattr(open_blocks[0], "input_width", None)
+            n_input += rest if inverse is None else int(inverse(rest))
+        return n_input
+
     def estimate(self, stats):
-        layout = self._layout(stats.n_features)
+        layout = self._layout(self._input_width(stats.n_features))
         blocks = [
             (model, part, model.estimate(stats.select_features(part))) for model, _, part in layout
         ]
@@ -109,3 +140,21 @@ class Mixed(EventModel):
             )
             for side in (0, 1)
         )
+
+
+def _prepared_width(model, n_columns):
+    """The number of columns that ``model.prepare`` makes of ``n_columns`` (most keep them)."""
+    width = getattr(model, "prepared_width", None)
+    return n_columns if width is None else int(width(n_columns))
+
+
+def _fixed_length(columns):
+    """The number of columns a block names whatever the input width, or None."""
+    if isinstance(columns, slice):
+        start, stop, step = columns.start, columns.stop, columns.step or 1
+        if start is None and step > 0:
+            start = 0
+        if None in (start, stop) or start < 0 or stop < 0:
+            return None  # its length depends on the input width
+        return len(range(start, stop, step))
+    return int(np.atleast_1d(np.asarray(columns)).size)
