@@ -35,6 +35,7 @@ from mlnb.events import (
     BayesianMultinomial,
     Bernoulli,
     Categorical,
+    Complement,
     DiscretisedGaussian,
     EventModel,
     Gaussian,
@@ -146,6 +147,7 @@ MODELS = [
     Mixed(blocks=[("gaussian", [0, 2, 4]), (Multinomial(), [1, 3, 5])]),
     Categorical(max_categories=40),
     BayesianCategorical(max_categories=40),
+    Complement(norm=True),
     Exponential(),
 ]
 
@@ -295,3 +297,15 @@ def test_every_event_model_serves_every_multilabel_estimator(events, make):
     X = np.round(X * 3)  # non-negative counts: in every model's domain
     predicted = make(events).fit(X, Y).predict(X)
     assert predicted.shape == Y.shape and set(np.unique(predicted)) <= {0, 1}
+
+
+def test_models_with_equal_event_model_objects_merge():
+    X, Y = positive_data(6)
+    a = BinaryRelevance(events=Exponential(a=2.0)).fit(X[:40], Y[:40])
+    b = BinaryRelevance(events=Exponential(a=2.0)).fit(X[40:], Y[40:])
+    whole = BinaryRelevance(events=Exponential(a=2.0)).fit(X, Y)
+    np.testing.assert_allclose(
+        a.merge(b).predict_log_odds(X), whole.predict_log_odds(X), rtol=1e-10, atol=1e-10
+    )
+    with pytest.raises(ValueError, match="same type and hyper-parameters"):
+        a.merge(BinaryRelevance(events=Exponential(a=3.0)).fit(X, Y))

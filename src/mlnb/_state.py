@@ -17,6 +17,7 @@ __all__ = [
     "check_mergeable",
     "check_online",
     "registered_classes",
+    "same_params",
     "takes_classes",
 ]
 
@@ -70,7 +71,9 @@ def check_mergeable(estimator, other, *attributes):
     """
     check_is_fitted(estimator)
     check_is_fitted(other)
-    if type(other) is not type(estimator) or other.get_params() != estimator.get_params():
+    if type(other) is not type(estimator) or not same_params(
+        other.get_params(deep=False), estimator.get_params(deep=False)
+    ):
         raise ValueError("can only merge estimators of the same type and hyper-parameters")
     for name in attributes:
         mine, theirs = getattr(estimator, name), getattr(other, name)
@@ -82,6 +85,26 @@ def check_mergeable(estimator, other, *attributes):
             same = np.array_equal(mine, theirs)
         if not same:
             raise ValueError(f"{name} differ: {mine!r} and {theirs!r}")
+
+
+def same_params(a, b):
+    """Whether two hyper-parameter values are equal: estimators (event models) by type and
+    parameters, arrays by value, containers element by element."""
+    if hasattr(a, "get_params") and hasattr(b, "get_params"):
+        return type(a) is type(b) and same_params(
+            a.get_params(deep=False), b.get_params(deep=False)
+        )
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_params(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return (
+            type(a) is type(b)
+            and len(a) == len(b)
+            and all(same_params(x, y) for x, y in zip(a, b, strict=True))
+        )
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(a, b)
+    return a is b or a == b
 
 
 def check_online(estimator, *, needs_merge=False):

@@ -4,7 +4,8 @@ The protocol (``prepare``, ``estimate``, ``score``, ``score_ratio``, ``silence``
 ``input_kind``) is described in :class:`EventModel`; each model's parameters are a typed
 :class:`Parameters` object.
 
-Classical: :class:`Gaussian`, :class:`Multinomial`, :class:`Bernoulli`, :class:`Categorical`.
+Classical: :class:`Gaussian`, :class:`Multinomial`, :class:`Bernoulli`, :class:`Categorical`,
+:class:`Complement` (Rennie et al. 2003).
 Bayesian (posterior predictive, Xu 2018, eqs. 19-22): :class:`BayesianGaussian`,
 :class:`BayesianMultinomial`, :class:`BayesianBernoulli`; :class:`BayesianCategorical`
 (Dirichlet, asymmetric concentrations). Column blocks: :class:`Mixed`.
@@ -20,6 +21,7 @@ from .categorical_model import (
     CategoricalParameters,
     count_categories,
 )
+from .complement import Complement, ComplementParameters
 from .discretised import DiscretisedGaussian, DiscretisedGaussianParameters, weka_precision
 from .gaussian import BayesianGaussian, Gaussian, GaussianParameters, StudentTParameters
 from .mixed import Mixed, MixedParameters
@@ -40,6 +42,8 @@ __all__ = [
     "BernoulliParameters",
     "Categorical",
     "CategoricalParameters",
+    "Complement",
+    "ComplementParameters",
     "DirichletMultinomialParameters",
     "DiscretisedGaussian",
     "DiscretisedGaussianParameters",

@@ -46,6 +46,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from .._state import same_params
 from ..events.categorical import check_pseudo_count, log_categorical
 from ..stats import GroupStats, NamedStats, one_hot
 from ._base import AdditiveLabelNB
@@ -354,7 +355,9 @@ class NaiBX(AdditiveLabelNB):
         """
         check_is_fitted(self)
         check_is_fitted(other)
-        if type(other) is not type(self) or other.get_params() != self.get_params():
+        if type(other) is not type(self) or not same_params(
+            other.get_params(deep=False), self.get_params(deep=False)
+        ):
             raise ValueError("can only merge estimators of the same type and hyper-parameters")
         if (other.n_labels_, other.n_features_in_) != (self.n_labels_, self.n_features_in_):
             raise ValueError(
