@@ -14,13 +14,14 @@ Dirichlet(alpha) posterior predictive). The classical classifiers default to ``p
 
 from __future__ import annotations
 
+import warnings
 from numbers import Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_array,
@@ -85,6 +86,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         "class_prior": ["array-like", None],
         "priors": ["array-like", None],
         "prior_alpha": [_NON_NEGATIVE],
+        "force_alpha": ["boolean"],
         "blocks": [list, None],
     }
 
@@ -106,6 +108,9 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
 
     def _fit_prior(self):
         return self.fit_prior
+
+    def _check_hyper_parameters(self):
+        """Checks and warnings of fit and partial_fit beyond ``_parameter_constraints``."""
 
     # ---- scikit-learn plumbing ----------------------------------------------------------
     def __sklearn_tags__(self):
@@ -142,8 +147,8 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         X = self._validate_X(X, reset=True)
         y = self._check_y(X, y)
         self._check_lengths(X, y)
-        classes, index = np.unique(y, return_inverse=True)
-        return self._accumulate(X, index, classes, sample_weight)
+        classes = unique_labels(y)
+        return self._accumulate(X, _class_index(y, classes), classes, sample_weight)
 
     @staticmethod
     def _check_lengths(X, y):
@@ -182,7 +187,8 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
 
         Notes
         -----
-        A call that raises leaves the classifier exactly as it was.
+        A call that raises leaves the classifier exactly as it was. A label of ``y`` outside
+        ``classes`` raises ValueError (scikit-learn's discrete classifiers drop its rows).
         """
         return self._partial_fit(X, y, classes, sample_weight)
 
@@ -191,17 +197,20 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         self._validate_params()
         first_call = not hasattr(self, "classes_")
         if first_call and classes is None:
-            raise ValueError("classes must be given on the first call to partial_fit")
+            raise ValueError(
+                "classes must be passed on the first call to partial_fit: the statistics hold "
+                "one group per class, so all classes must be given on the first call"
+            )
         X = self._validate_X(X, reset=first_call)
         y = self._check_y(X, y)
         self._check_lengths(X, y)
         if first_call:
-            classes = np.unique(np.asarray(classes))
             check_classification_targets(classes)
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            classes = unique_labels(classes)
+        elif classes is not None and not np.array_equal(unique_labels(classes), self.classes_):
             raise ValueError(
-                f"classes={np.unique(classes)!r} differs from the classes of the first call "
-                f"to partial_fit, {self.classes_!r}"
+                f"classes={unique_labels(classes)!r} differs from the classes of the first "
+                f"call to partial_fit, {self.classes_!r}"
             )
         else:
             classes = self.classes_
@@ -209,6 +218,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
 
     def _accumulate(self, X, index, classes, sample_weight):
         """Add validated rows with class indices ``index`` into ``classes``."""
+        self._check_hyper_parameters()
         events = self.event_model()
         batch = self._batch_statistics(events, X, index, len(classes), sample_weight)
         fitted = hasattr(self, "stats_")
@@ -251,7 +261,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
         y = self._check_y(X, y)
         self._check_lengths(X, y)
-        classes = np.unique(np.asarray(classes))
+        classes = unique_labels(classes)
         index = _class_index(y, classes)
         return self._batch_statistics(self.event_model(), X, index, len(classes), sample_weight)
 
@@ -347,15 +357,44 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
 class GaussianNB(_BaseNB):
     """Gaussian Naive Bayes (classical; :class:`mlnb.events.Gaussian`).
 
+    A drop-in for scikit-learn's ``GaussianNB``: the same parameters, fitted attributes and
+    predictions.
+
     Parameters
     ----------
     priors : array-like of shape (n_classes,), default=None
         Given class prior; None estimates it from the class counts.
     var_smoothing : float, default=1e-9
-        Variance floor ``var_smoothing * largest feature variance`` (Xu 2018, section 4;
-        computed from all rows seen, also across partial_fit calls).
+        Variance floor ``epsilon_ = var_smoothing * largest feature variance`` (Xu 2018,
+        section 4), over all rows seen (see Notes).
     prior_alpha : float, default=0.0
         Pseudo-count of the class prior (eq. 2); 0 is scikit-learn's maximum-likelihood prior.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of training rows of each class.
+    class_prior_ : ndarray of shape (n_classes,)
+        Probability of each class.
+    theta_ : ndarray of shape (n_classes, n_features)
+        Mean of each feature per class.
+    var_ : ndarray of shape (n_classes, n_features)
+        Variance of each feature per class, ``epsilon_`` included.
+    epsilon_ : float
+        The variance floor added to every variance.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined when X had string column names (e.g. a DataFrame).
+
+    Notes
+    -----
+    Everything is derived from the additive statistics ``stats_``, so ``partial_fit`` in
+    chunks and ``merge`` equal one fit on all rows, the variance floor included: it comes
+    from the variance over all rows seen, weighted by ``sample_weight``. scikit-learn's
+    ``partial_fit`` takes it from the last batch alone and never weights it; the two agree
+    on a single unweighted fit. When every feature is constant scikit-learn's floor is 0;
+    mlnb's is ``var_smoothing``.
 
     Examples
     --------
@@ -390,20 +429,82 @@ class GaussianNB(_BaseNB):
         """Class variances with the floor added, shape (n_classes, n_features)."""
         return self.params_.var
 
+    @property
+    def epsilon_(self):
+        """The variance floor added to every class variance (a float)."""
+        return np.float64(self.events_.variance_floor(self.stats_))
 
-class MultinomialNB(_BaseNB):
+    @property
+    def class_prior_(self):
+        """Probability of each class, shape (n_classes,)."""
+        return np.exp(self.class_log_prior_)
+
+
+_MIN_ALPHA = 1e-10  # the smallest alpha without force_alpha (scikit-learn's bound)
+
+
+class _AlphaSmoothed:
+    """``alpha`` and ``force_alpha`` of the classical discrete classifiers, as scikit-learn's."""
+
+    def _check_hyper_parameters(self):
+        alpha = np.asarray(self.alpha, dtype=float)
+        if self.force_alpha or not alpha.size or np.any(alpha < 0):
+            return  # negative alpha: the event model raises
+        if alpha.min() < _MIN_ALPHA:
+            warnings.warn(
+                f"alpha too small will result in numeric errors: setting alpha = "
+                f"{_MIN_ALPHA:.1e} where it is smaller; use force_alpha=True to keep alpha "
+                "unchanged",
+                UserWarning,
+                stacklevel=4,
+            )
+
+    @property
+    def feature_count_(self):
+        """Weighted count of each (class, feature), shape (n_classes, n_features)."""
+        return self.stats_.sums
+
+
+class MultinomialNB(_AlphaSmoothed, _BaseNB):
     """Multinomial Naive Bayes (classical; :class:`mlnb.events.Multinomial`).
+
+    A drop-in for scikit-learn's ``MultinomialNB``.
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        Lidstone smoothing of the word probabilities (Xu 2018, eq. 4, its beta).
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Lidstone smoothing of the word probabilities (Xu 2018, eq. 4, its beta), one value
+        or one per word.
+    force_alpha : bool, default=True
+        If False, alpha below 1e-10 is raised to 1e-10 with a warning; if True it is used
+        as given (alpha = 0: no smoothing).
     fit_prior : bool, default=True
         Whether to learn the class prior; False means uniform.
     class_prior : array-like of shape (n_classes,), default=None
         Given class prior.
     prior_alpha : float, default=0.0
         Pseudo-count of the class prior (eq. 2; the paper uses 1).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of training rows of each class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log-probability of each class.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted sum of each feature over each class's rows.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        ``log phi_cv``, the smoothed log-probability of each word given the class.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined when X had string column names.
+
+    Notes
+    -----
+    A given ``class_prior`` must sum to 1 (scikit-learn does not check it). All fitted
+    attributes follow from the statistics ``stats_``: they stay in sync after
+    ``partial_fit`` and ``merge``.
 
     Examples
     --------
@@ -417,14 +518,17 @@ class MultinomialNB(_BaseNB):
     _positive_only = True
     _discrete = True
 
-    def __init__(self, *, alpha=1.0, fit_prior=True, class_prior=None, prior_alpha=0.0):
+    def __init__(
+        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, prior_alpha=0.0
+    ):
         self.alpha = alpha
+        self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
 
     def event_model(self):
-        return Multinomial(alpha=self.alpha)
+        return Multinomial(alpha=self.alpha, force_alpha=self.force_alpha)
 
     @property
     def feature_log_prob_(self):
@@ -432,32 +536,68 @@ class MultinomialNB(_BaseNB):
         return self.params_.log_phi
 
 
-class BernoulliNB(_BaseNB):
+class BernoulliNB(_AlphaSmoothed, _BaseNB):
     """Bernoulli Naive Bayes (classical; :class:`mlnb.events.Bernoulli`).
+
+    A drop-in for scikit-learn's ``BernoulliNB``.
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        Additive smoothing of the presence probabilities (Xu 2018, eq. 6, its beta).
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive smoothing of the presence probabilities (Xu 2018, eq. 6, its beta), one
+        value or one per feature: ``p_cv = (m_cv + alpha_v) / (l_c + 2 alpha_v)``.
+    force_alpha : bool, default=True
+        As in :class:`MultinomialNB`.
     binarize : float or None, default=0.0
         Threshold above which a feature counts as present; None if X is already 0/1.
     fit_prior, class_prior, prior_alpha
         As in :class:`MultinomialNB`.
+
+    Attributes
+    ----------
+    classes_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As in :class:`MultinomialNB`.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted number of each class's rows in which each feature is present.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        ``log p_cv``, the log-probability that a feature is present given the class.
+
+    Notes
+    -----
+    An array alpha smooths each feature with its own value, as above; scikit-learn's (1.9)
+    adds ``2 alpha`` to the class counts instead, which fails unless there are as many
+    classes as features. With ``binarize=None`` X must hold only 0 and 1 (scikit-learn does
+    not check). ``log(1 - p_cv)`` is computed from the counts, not as scikit-learn's
+    ``log(1 - exp(feature_log_prob_))``, which loses digits when ``p_cv`` is near 1 (alpha
+    near 0).
     """
 
     _discrete = True
 
     def __init__(
-        self, *, alpha=1.0, binarize=0.0, fit_prior=True, class_prior=None, prior_alpha=0.0
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        binarize=0.0,
+        fit_prior=True,
+        class_prior=None,
+        prior_alpha=0.0,
     ):
         self.alpha = alpha
+        self.force_alpha = force_alpha
         self.binarize = binarize
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
 
     def event_model(self):
-        return Bernoulli(alpha=self.alpha, binarize=self.binarize)
+        return Bernoulli(alpha=self.alpha, binarize=self.binarize, force_alpha=self.force_alpha)
+
+    @property
+    def feature_log_prob_(self):
+        """``log p_cv``, shape (n_classes, n_features)."""
+        return self.events_.log_presence(self.stats_)
 
 
 class _BayesianPrior:

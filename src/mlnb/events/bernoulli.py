@@ -15,11 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import EventModel, Parameters, non_negative, transposed_difference
+from ._base import EventModel, Parameters, transposed_difference
+from .multinomial import per_feature_smoothing
 
 __all__ = ["BayesianBernoulli", "Bernoulli", "BernoulliParameters"]
-
-_MIN_SMOOTHING = 1e-10
 
 
 @dataclass
@@ -44,9 +43,15 @@ class _BetaBernoulli(EventModel):
     input_kind = "binary"
     _statistics_params = ("binarize",)
     _estimate_reads_totals = False
+    #: The names of the pseudo-counts of presence and absence, for messages.
+    _prior_names = ("a", "b")
 
     def _beta_prior(self):
         raise NotImplementedError
+
+    def _force_prior(self):
+        """Whether pseudo-counts below 1e-10 are kept as given (else raised to 1e-10)."""
+        return False
 
     def prepare(self, X, *, caller="this model"):
         threshold = self.binarize
@@ -69,10 +74,20 @@ class _BetaBernoulli(EventModel):
             return X
         return (X > threshold).astype(float)
 
+    def _smoothing(self, n_features):
+        force = self._force_prior()
+        return tuple(
+            per_feature_smoothing(value, name, n_features, force)
+            for value, name in zip(self._beta_prior(), self._prior_names, strict=True)
+        )
+
+    def log_presence(self, stats):
+        """``log p_cv``, the log-probability of presence, shape (n_groups, n_features)."""
+        a, b = self._smoothing(stats.n_features)
+        return np.log(stats.sums + a) - np.log(stats.count[:, None] + a + b)
+
     def estimate(self, stats):
-        a, b = self._beta_prior()
-        a = non_negative(a, "a", floor=_MIN_SMOOTHING)
-        b = non_negative(b, "b", floor=_MIN_SMOOTHING)
+        a, b = self._smoothing(stats.n_features)
         count = stats.count[:, None]
         log_present = np.log(stats.sums + a) - np.log(count + a + b)
         log_absent = np.log(count - stats.sums + b) - np.log(count + a + b)
@@ -92,20 +107,28 @@ class Bernoulli(_BetaBernoulli):
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        Additive smoothing (the paper's beta); values below 1e-10 are raised to 1e-10.
+    alpha : float or ndarray of shape (n_features,), default=1.0
+        Additive smoothing (the paper's beta), one value for all features or one per feature.
     binarize : float or None, default=0.0
         Threshold above which a feature counts as present; None if X is already 0/1.
+    force_alpha : bool, default=False
+        If False, values of alpha below 1e-10 are raised to 1e-10 (silently); if True,
+        alpha is used as given.
     """
 
     name = "bernoulli"
+    _prior_names = ("alpha", "alpha")
 
-    def __init__(self, alpha=1.0, binarize=0.0):
+    def __init__(self, alpha=1.0, binarize=0.0, force_alpha=False):
         self.alpha = alpha
         self.binarize = binarize
+        self.force_alpha = force_alpha
 
     def _beta_prior(self):
         return self.alpha, self.alpha
+
+    def _force_prior(self):
+        return bool(self.force_alpha)
 
 
 class BayesianBernoulli(_BetaBernoulli):
@@ -116,7 +139,8 @@ class BayesianBernoulli(_BetaBernoulli):
     Parameters
     ----------
     a, b : float or ndarray of shape (n_features,), default=1.0
-        Beta prior pseudo-counts of presence and absence (eq. 14).
+        Beta prior pseudo-counts of presence and absence (eq. 14); values below 1e-10 are
+        raised to 1e-10.
     binarize : float or None, default=0.0
         Threshold above which a feature counts as present; None if X is already 0/1.
     """

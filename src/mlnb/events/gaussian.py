@@ -74,11 +74,18 @@ class Gaussian(EventModel):
     def __init__(self, var_smoothing=1e-9):
         self.var_smoothing = var_smoothing
 
-    def estimate(self, stats):
+    def variance_floor(self, stats):
+        """The variance added to every class's: ``var_smoothing * max_v var_v`` (a float).
+
+        ``var_v`` is the (weighted) variance of feature v over all rows of ``stats``;
+        ``var_smoothing`` itself when every feature is constant.
+        """
         epsilon = float(non_negative(self.var_smoothing, "var_smoothing"))
         largest_var = stats.total_var.max() if stats.n_features else 0.0
-        floor = epsilon * largest_var if largest_var > 0 else epsilon
-        return self._parameters(stats, floor, stats.total_mean)
+        return epsilon * largest_var if largest_var > 0 else epsilon
+
+    def estimate(self, stats):
+        return self._parameters(stats, self.variance_floor(stats), stats.total_mean)
 
     def estimate_stacked(self, stats, totals, member):
         """Each group's variance floor from its own model's totals; one shift for all.

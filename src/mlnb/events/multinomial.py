@@ -20,9 +20,10 @@ __all__ = [
     "DirichletMultinomialParameters",
     "Multinomial",
     "MultinomialParameters",
+    "per_feature_smoothing",
 ]
 
-# alpha = 0 would give log(0) for unseen words: floor it as scikit-learn does without force_alpha.
+# alpha = 0 gives log(0) for unseen words: floored here unless force_alpha (scikit-learn's bound).
 _MIN_SMOOTHING = 1e-10
 # Floats of the temporaries of Multinomial.stacked_log_odds (2**16: 512 KiB).
 _RATIO_BLOCK = 1 << 16
@@ -75,22 +76,34 @@ class Multinomial(_CountModel):
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        Additive (Laplace/Lidstone) smoothing; values below 1e-10 are raised to 1e-10.
+    alpha : float or ndarray of shape (n_features,), default=1.0
+        Additive (Laplace/Lidstone) smoothing, one value for all words or one per word.
+    force_alpha : bool, default=False
+        If False, values of alpha below 1e-10 are raised to 1e-10 (silently); if True,
+        alpha is used as given (0 is unsmoothed: unseen words get ``log 0 = -inf``).
     """
 
     name = "multinomial"
 
-    def __init__(self, alpha=1.0):
+    def __init__(self, alpha=1.0, force_alpha=False):
         self.alpha = alpha
+        self.force_alpha = force_alpha
+
+    def smoothing(self, n_features):
+        """The alpha used: checked, floored unless ``force_alpha``; 0-d or (n_features,)."""
+        return per_feature_smoothing(self.alpha, "alpha", n_features, self.force_alpha)
 
     def estimate(self, stats):
         return self.estimate_columns(stats, slice(None))
 
     def estimate_columns(self, stats, columns):
-        alpha = non_negative(self.alpha, "alpha", floor=_MIN_SMOOTHING)
-        class_total = stats.group_sums()[:, None] + stats.n_features * alpha
-        log_phi = stats.sums[:, columns] + alpha
+        alpha = self.smoothing(stats.n_features)
+        if alpha.ndim:
+            class_total = stats.group_sums()[:, None] + alpha.sum()
+            log_phi = stats.sums[:, columns] + alpha[columns]
+        else:
+            class_total = stats.group_sums()[:, None] + stats.n_features * alpha
+            log_phi = stats.sums[:, columns] + alpha
         np.log(log_phi, out=log_phi)  # in place: one (groups x features) array, not three
         log_phi -= np.log(class_total)
         return MultinomialParameters(log_phi)
@@ -125,7 +138,10 @@ class Multinomial(_CountModel):
         blocks = np.repeat(np.arange(n_models), per_model)
         if n_groups != per_model * n_models or not np.array_equal(member, blocks):
             return super().stacked_log_odds(stats, groups, totals, member, X)
-        alpha = float(non_negative(self.alpha, "alpha", floor=_MIN_SMOOTHING))
+        alpha = self.smoothing(n_features)
+        if alpha.ndim:  # one alpha per word: the generic path
+            return super().stacked_log_odds(stats, groups, totals, member, X)
+        alpha = float(alpha)
         sums = positive.sums.reshape(n_models, per_model, n_features)
         model_sums = stats.sums[totals][:, None, :]
         # weights.T[v, g] = log((n_gv + alpha) / (N_mv - n_gv + alpha)) - log(totals ratio)
@@ -146,6 +162,21 @@ class Multinomial(_CountModel):
 
     def score_ratio(self, params_a, params_b, X):
         return np.asarray(X @ transposed_difference(params_a.log_phi, params_b.log_phi))
+
+
+def per_feature_smoothing(value, name, n_features, force=False):
+    """A smoothing hyper-parameter checked to be >= 0, scalar or one value per feature.
+
+    Below 1e-10 it is raised to 1e-10 unless ``force`` (scikit-learn's ``force_alpha``).
+    Returns a 0-d array or an array of shape (n_features,).
+    """
+    value = non_negative(value, name, floor=0.0 if force else _MIN_SMOOTHING)
+    if value.ndim > 1 or (value.ndim == 1 and value.shape[0] != n_features):
+        raise ValueError(
+            f"{name} must be a number or an array of one value per feature; got shape "
+            f"{value.shape} for {n_features} features"
+        )
+    return value
 
 
 def _renormalised(log_phi, mask):
