@@ -454,3 +454,35 @@ def test_event_models_floor_silently_by_default(digits):
         for field in fields:
             assert_array_equal(getattr(floored, field), getattr(smallest, field))
         assert any(not np.array_equal(getattr(forced, f), getattr(floored, f)) for f in fields)
+
+
+# ---- ComplementNB and CategoricalNB ---------------------------------------------------------
+@pytest.mark.parametrize("norm", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_complement_nb_equals_scikit_learn(norm, sparse):
+    from sklearn.naive_bayes import ComplementNB as Theirs
+
+    rng = np.random.default_rng(3)
+    X, y = rng.poisson(1.0, (150, 12)).astype(float), rng.integers(0, 3, 150)
+    data = sp.csr_matrix(X) if sparse else X
+    ours, theirs = mlnb.ComplementNB(norm=norm).fit(data, y), Theirs(norm=norm).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(data), theirs.predict_proba(X), atol=1e-10)
+    np.testing.assert_allclose(
+        ours.predict_joint_log_proba(data), theirs.predict_joint_log_proba(X), atol=1e-10
+    )
+    for name in ("feature_log_prob_", "feature_count_", "feature_all_", "class_count_"):
+        np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), atol=1e-10)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_categorical_nb_equals_scikit_learn(sparse):
+    from sklearn.naive_bayes import CategoricalNB as Theirs
+
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.integers(0, k, 200) for k in (2, 3, 5, 4)])
+    y = rng.integers(0, 3, 200)
+    data = sp.csr_matrix(X) if sparse else X
+    ours = mlnb.CategoricalNB(alpha=0.5, min_categories=6).fit(data, y)
+    theirs = Theirs(alpha=0.5, min_categories=6).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(data), theirs.predict_proba(X), atol=1e-10)
+    np.testing.assert_array_equal(ours.n_categories_, theirs.n_categories_)

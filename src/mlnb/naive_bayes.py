@@ -15,7 +15,7 @@ Dirichlet(alpha) posterior predictive). The classical classifiers default to ``p
 from __future__ import annotations
 
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
@@ -36,6 +36,8 @@ from .events import (
     BayesianGaussian,
     BayesianMultinomial,
     Bernoulli,
+    Categorical,
+    Complement,
     Gaussian,
     Mixed,
     Multinomial,
@@ -48,6 +50,8 @@ __all__ = [
     "BayesianGaussianNB",
     "BayesianMultinomialNB",
     "BernoulliNB",
+    "CategoricalNB",
+    "ComplementNB",
     "GaussianNB",
     "MixedNB",
     "MultinomialNB",
@@ -88,6 +92,9 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         "prior_alpha": [_NON_NEGATIVE],
         "force_alpha": ["boolean"],
         "blocks": [list, None],
+        "norm": ["boolean"],
+        "min_categories": [Integral, "array-like", None],
+        "max_categories": [Interval(Integral, 2, None, closed="left")],
     }
 
     _positive_only = False
@@ -534,6 +541,138 @@ class MultinomialNB(_AlphaSmoothed, _BaseNB):
     def feature_log_prob_(self):
         """``log phi_cv``, shape (n_classes, n_features)."""
         return self.params_.log_phi
+
+
+class ComplementNB(_AlphaSmoothed, _BaseNB):
+    """Complement Naive Bayes (Rennie et al. 2003; :class:`mlnb.events.Complement`).
+
+    A drop-in for scikit-learn's ``ComplementNB``: each class is scored by how badly its
+    complement (the other classes' rows) explains the row, which suits unbalanced text
+    categories. As scikit-learn's, the class prior is used only when there is one class.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive smoothing of the complement counts.
+    force_alpha : bool, default=True
+        As :class:`MultinomialNB`; alpha below 1e-10 is raised to 1e-10 either way (the
+        complement counts of a word present in every row would be 0).
+    fit_prior, class_prior
+        Used with a single class only, as scikit-learn's.
+    norm : bool, default=False
+        Rennie et al.'s weight normalisation.
+
+    Attributes
+    ----------
+    classes_, class_count_, class_log_prior_, feature_count_, n_features_in_
+        As :class:`MultinomialNB`.
+    feature_all_ : ndarray of shape (n_features,)
+        Weighted count of each feature over all rows.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        The complement weights of each class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb import ComplementNB
+    >>> X = np.array([[2, 1, 0], [3, 0, 0], [0, 1, 3]])
+    >>> ComplementNB().fit(X, ["a", "a", "b"]).predict([[1, 0, 0], [0, 0, 2]])
+    array(['a', 'b'], dtype='<U1')
+    """
+
+    _positive_only = True
+    _discrete = True
+
+    def __init__(
+        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, norm=False
+    ):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.norm = norm
+
+    def event_model(self):
+        return Complement(alpha=self.alpha, norm=self.norm)
+
+    def _prior_alpha(self):
+        return 0.0
+
+    def _log_prior(self, class_count):
+        prior = super()._log_prior(class_count)
+        return prior if len(class_count) == 1 else np.zeros_like(prior)
+
+    @property
+    def feature_all_(self):
+        """Weighted count of each feature over all rows, shape (n_features,)."""
+        return self.stats_.total_sums
+
+    @property
+    def feature_log_prob_(self):
+        """The complement weights ``w_cv``, shape (n_classes, n_features)."""
+        return self.params_.weights
+
+
+class CategoricalNB(_AlphaSmoothed, _BaseNB):
+    """Categorical Naive Bayes of integer-coded nominal features (events.Categorical).
+
+    A drop-in for scikit-learn's ``CategoricalNB``: feature v takes the codes
+    ``0 .. K_v - 1``, ``P(x_v = k | c) = (N_cvk + alpha) / (N_c + K_v alpha)``.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+    force_alpha : bool, default=True
+        As :class:`MultinomialNB`; alpha below 1e-10 is raised to 1e-10 either way.
+    fit_prior, class_prior, prior_alpha
+        As in :class:`MultinomialNB`.
+    min_categories : int, array-like of shape (n_features,) or None, default=None
+        A lower bound of every feature's number of categories.
+    max_categories : int, default=16
+        The codes accepted (those below it, or below ``min_categories`` if larger); a
+        larger code raises an error that says how to raise the bound.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb import CategoricalNB
+    >>> X = np.array([[0, 2], [0, 1], [1, 0], [2, 0]])
+    >>> CategoricalNB().fit(X, [0, 0, 1, 1]).predict([[0, 2], [2, 0]])
+    array([0, 1])
+    """
+
+    _discrete = True
+
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        min_categories=None,
+        max_categories=16,
+        prior_alpha=0.0,
+    ):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.min_categories = min_categories
+        self.max_categories = max_categories
+        self.prior_alpha = prior_alpha
+
+    def event_model(self):
+        return Categorical(
+            alpha=self.alpha,
+            min_categories=self.min_categories,
+            max_categories=self.max_categories,
+        )
+
+    @property
+    def n_categories_(self):
+        """Number of categories of each feature, shape (n_features,)."""
+        return self.params_.n_values
 
 
 class BernoulliNB(_AlphaSmoothed, _BaseNB):
