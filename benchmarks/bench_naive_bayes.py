@@ -1,5 +1,8 @@
 """Fit and predict time of mlnb's classical NB classifiers against scikit-learn's, one run.
 
+Gaussian, multinomial, Bernoulli, complement and categorical Naive Bayes; run it with one
+BLAS thread (``OPENBLAS_NUM_THREADS=1``), as the figures in docs/benchmarks.md are.
+
 Data: 20 Newsgroups bydate (raw archive in ../shared/data, turned into counts with
 scikit-learn's CountVectorizer; 20 classes) and scene (Mulan ARFF; the class of a row is its
 label set, label-powerset style). Each timing is the best of ``--repeat`` runs; the ratio is
@@ -82,7 +85,7 @@ def compare(name, ours, theirs, X_train, y_train, X_test, repeat):
     pred_theirs, proba_theirs = best_time(lambda: theirs.predict_proba(X_test), repeat)
     diff = np.abs(proba_ours - proba_theirs).max()
     print(
-        f"{name:<34} {fit_ours:8.4f} {fit_theirs:8.4f} {fit_ours / fit_theirs:6.2f}"
+        f"{name:<40} {fit_ours:8.4f} {fit_theirs:8.4f} {fit_ours / fit_theirs:6.2f}"
         f"   {pred_ours:8.4f} {pred_theirs:8.4f} {pred_ours / pred_theirs:6.2f}   {diff:.1e}"
     )
     return fit_ours / fit_theirs, pred_ours / pred_theirs
@@ -103,13 +106,16 @@ def main():
     G_train = small.fit_transform(train_text).toarray().astype(np.float64)
     G_test = small.transform(test_text).toarray().astype(np.float64)
     scene_X, scene_y = read_scene(args.data_dir)
+    # nominal codes for the categorical model: counts capped at 7, scene's [0, 1] in 5 bins
+    G_codes_train, G_codes_test = (np.minimum(G, 7).astype(np.int64) for G in (G_train, G_test))
+    scene_codes = np.minimum((scene_X * 5).astype(np.int64), 4)
 
     print(f"20 Newsgroups: {X_train.shape[0]} train / {X_test.shape[0]} test documents, ")
     print(f"  vocabulary {X_train.shape[1]} (dense Gaussian: top {G_train.shape[1]} words)")
     print(f"scene: {scene_X.shape[0]} rows, {scene_X.shape[1]} features, ", end="")
     print(f"{len(np.unique(scene_y))} label-set classes; best of {args.repeat} runs, seconds")
     print(
-        f"{'data / model':<34} {'fit mlnb':>8} {'sklearn':>8} {'ratio':>6}"
+        f"{'data / model':<40} {'fit mlnb':>8} {'sklearn':>8} {'ratio':>6}"
         f"   {'pred mlnb':>8} {'sklearn':>8} {'ratio':>6}   max|dP|"
     )
     cases = [
@@ -153,6 +159,31 @@ def main():
             scene_X,
             scene_y,
             scene_X,
+        ),
+        (
+            "20NG counts / ComplementNB",
+            mlnb.ComplementNB(),
+            sk.ComplementNB(),
+            X_train,
+            train_y,
+            X_test,
+        ),
+        ("scene / ComplementNB", mlnb.ComplementNB(), sk.ComplementNB(), scene_X, scene_y, scene_X),
+        (
+            "20NG dense counts (0..7) / CategoricalNB",
+            mlnb.CategoricalNB(min_categories=8),
+            sk.CategoricalNB(min_categories=8),
+            G_codes_train,
+            train_y,
+            G_codes_test,
+        ),
+        (
+            "scene 5 bins / CategoricalNB",
+            mlnb.CategoricalNB(min_categories=5),
+            sk.CategoricalNB(min_categories=5),
+            scene_codes,
+            scene_y,
+            scene_codes,
         ),
     ]
     for name, ours, theirs, X_fit, y_fit, X_pred in cases:

@@ -154,8 +154,10 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         X = self._validate_X(X, reset=True)
         y = self._check_y(X, y)
         self._check_lengths(X, y)
-        classes = unique_labels(y)
-        return self._accumulate(X, _class_index(y, classes), classes, sample_weight)
+        classes, index = np.unique(y, return_inverse=True)
+        if classes.dtype == object and all(isinstance(c, str) for c in classes):
+            classes = classes.astype(str)  # as scikit-learn's unique_labels: a string dtype
+        return self._accumulate(X, index.ravel(), classes, sample_weight)
 
     @staticmethod
     def _check_lengths(X, y):
