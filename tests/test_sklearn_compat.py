@@ -486,3 +486,27 @@ def test_categorical_nb_equals_scikit_learn(sparse):
     theirs = Theirs(alpha=0.5, min_categories=6).fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(data), theirs.predict_proba(X), atol=1e-10)
     np.testing.assert_array_equal(ours.n_categories_, theirs.n_categories_)
+
+
+@pytest.mark.parametrize(
+    "model,grid,categorical",
+    [
+        (mlnb.ComplementNB(), {"alpha": [0.1, 0.5, 1.0], "norm": [False, True]}, False),
+        (mlnb.CategoricalNB(), {"alpha": [0.1, 0.5, 1.0]}, True),
+    ],
+    ids=["ComplementNB", "CategoricalNB"],
+)
+def test_fold_subtraction_tunes_the_new_classifiers(model, grid, categorical):
+    from sklearn.model_selection import GridSearchCV
+
+    from mlnb.tuning import FoldSubtractionSearchCV
+
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 3, 180)
+    X = rng.poisson(1.0 + y[:, None] * np.linspace(0, 1, 8), (180, 8)).astype(float)
+    if categorical:
+        X = np.minimum(X, 5)
+    ours = FoldSubtractionSearchCV(model, grid, cv=4, scoring="f1_macro").fit(X, y)
+    theirs = GridSearchCV(model, grid, cv=4, scoring="f1_macro").fit(X, y)
+    assert_allclose(ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"])
+    assert ours.best_params_ == theirs.best_params_
