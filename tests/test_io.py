@@ -25,6 +25,8 @@ SINGLE_LABEL = [
     mlnb.MixedNB(
         blocks=[(mlnb.events.Multinomial(alpha=0.3), slice(0, 5)), ("gaussian", [5, 6, 7])]
     ),
+    mlnb.ComplementNB(alpha=0.5, norm=True),
+    mlnb.CategoricalNB(alpha=0.5, max_categories=40),
 ]
 MULTI_LABEL = [
     mlnb.BinaryRelevance(events="multinomial"),

@@ -29,6 +29,18 @@ METHODS = {
     "mnb": (SINGLE_LABEL_MODULE, "MultinomialNB", {}, "multinomial NB on word counts"),
     "bnb": (SINGLE_LABEL_MODULE, "BernoulliNB", {}, "Bernoulli NB on word presence"),
     "gnb": (SINGLE_LABEL_MODULE, "GaussianNB", {}, "Gaussian NB (text: on the paper's TF-IDF)"),
+    "cnb": (
+        SINGLE_LABEL_MODULE,
+        "ComplementNB",
+        {},
+        "complement NB on word counts (Rennie et al. 2003)",
+    ),
+    "catnb": (
+        SINGLE_LABEL_MODULE,
+        "CategoricalNB",
+        {"max_categories": 64},
+        "categorical NB: every count (0..63) a category of its own",
+    ),
     "bayes-mnb": (
         SINGLE_LABEL_MODULE,
         "BayesianMultinomialNB",
