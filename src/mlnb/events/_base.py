@@ -37,6 +37,7 @@ from .._state import Registered
 __all__ = [
     "EventModel",
     "Parameters",
+    "check_counts",
     "entrywise_sum",
     "named_models",
     "non_negative",
@@ -256,6 +257,17 @@ def transposed_difference(a, b):
     out = np.empty(a.shape[::-1], dtype=np.result_type(a, b))
     np.subtract(a.T, b.T, out=out)
     return out
+
+
+def check_counts(X, caller, model):
+    """Raise unless X (dense or sparse) holds no negative value: counts or weights."""
+    values = X.data if sp.issparse(X) else X
+    if values.size and values.min() < 0:
+        raise ValueError(
+            f"Negative values in data passed to {caller}: the {model} event model needs "
+            "non-negative counts or weights (e.g. term frequencies)"
+        )
+    return X
 
 
 def non_negative(value, name, *, floor=0.0):

@@ -18,9 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
-from ._base import EventModel, Parameters, non_negative, transposed_difference
+from ._base import EventModel, Parameters, check_counts, non_negative, transposed_difference
 
 __all__ = ["Complement", "ComplementParameters"]
 
@@ -67,13 +66,7 @@ class Complement(EventModel):
         self.norm = norm
 
     def prepare(self, X, *, caller="this model"):
-        values = X.data if sp.issparse(X) else X
-        if values.size and values.min() < 0:
-            raise ValueError(
-                f"Negative values in data passed to {caller}: the complement event model "
-                "needs non-negative counts or weights (e.g. term frequencies)"
-            )
-        return X
+        return check_counts(X, caller, "complement")
 
     def estimate(self, stats):
         alpha = non_negative(self.alpha, "alpha", floor=_MIN_SMOOTHING)

@@ -13,7 +13,14 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from ._base import EventModel, Parameters, entrywise_sum, non_negative, transposed_difference
+from ._base import (
+    EventModel,
+    Parameters,
+    check_counts,
+    entrywise_sum,
+    non_negative,
+    transposed_difference,
+)
 
 __all__ = [
     "BayesianMultinomial",
@@ -58,13 +65,7 @@ class _CountModel(EventModel):
     _estimate_reads_totals = False
 
     def prepare(self, X, *, caller="this model"):
-        values = X.data if sp.issparse(X) else X
-        if values.size and values.min() < 0:
-            raise ValueError(
-                f"Negative values in data passed to {caller}: the multinomial event model "
-                "needs non-negative counts or weights (e.g. term frequencies)"
-            )
-        return X
+        return check_counts(X, caller, "multinomial")
 
 
 class Multinomial(_CountModel):
