@@ -104,9 +104,14 @@ def expected_failures(estimator):
             "chains voting 1, which is exactly 0 or 1 when all chains agree"
         )
     if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble)):
-        # no sample_weight and no partial_fit: these checks do not apply and pass
-        del failures["check_classifiers_one_label_sample_weights"]
+        # no partial_fit: this check does not apply and passes
         del failures["check_estimators_partial_fit_n_features"]
+        refused = (
+            "sample_weight is refused with a TypeError that gives the reason (unweighted "
+            "neighbour votes / validation F1), which the check does not expect"
+        )
+        failures["check_classifiers_one_label_sample_weights"] = refused
+        failures["check_all_zero_sample_weights_error"] = refused
     if isinstance(estimator, KNNChain):
         failures["check_classifiers_multilabel_output_format_predict_proba"] = (
             "predict_proba is the share of the R neighbours voting 1 (Trajdos and Kurzynski, "
@@ -162,6 +167,13 @@ def test_input_forms_agree(estimator, data):
     for X_in, Y_in in variants:
         got = scores(clone(estimator).fit(X_in, Y_in), X_in)
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("estimator", [KNNChain(), OOCC(), GeneticChainEnsemble()], ids=str)
+def test_unweighted_methods_refuse_sample_weight_with_the_reason(estimator, data):
+    X, Y = data
+    with pytest.raises(TypeError, match=r"takes no sample_weight: .*repeat rows"):
+        clone(estimator).fit(X, Y, sample_weight=np.ones(len(Y)))
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=ids)

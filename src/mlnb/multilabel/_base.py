@@ -79,6 +79,11 @@ class MultiLabelEstimator(MultiLabelClassifierMixin, BaseEstimator):
             self, X, accept_sparse="csr", dtype=np.float64, reset=reset, ensure_all_finite=True
         )
 
+    def _refuse_sample_weight(self, sample_weight, reason):
+        """A TypeError with ``reason`` unless ``sample_weight`` is None."""
+        if sample_weight is not None:
+            raise TypeError(f"{type(self).__name__} takes no sample_weight: {reason}")
+
 
 class MultiLabelNB(MultiLabelEstimator):
     """Base class: statistics of X and Y grouped by each label, learnt online and mergeable.

@@ -64,8 +64,15 @@ class KNNChain(MultiLabelEstimator):
     def _dynamic(self):
         return is_local_f1(self.order)
 
-    def fit(self, X, y):
-        """Store the (scaled) training points; the dynamic order also keeps a validation set."""
+    def fit(self, X, y, sample_weight=None):
+        """Store the (scaled) training points; the dynamic order also keeps a validation set.
+
+        ``sample_weight`` must be None: a neighbour's vote counts once (Trajdos and
+        Kurzynski's kNN chain defines no weighted vote); repeat rows to weight them.
+        """
+        self._refuse_sample_weight(
+            sample_weight, "a neighbour's vote counts once; repeat rows to weight them"
+        )
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=True)
         Y = check_label_matrix(y, X.shape[0])
         rng = check_random_state(self.random_state)

@@ -49,6 +49,11 @@ from .knn_chain import KNNChain
 __all__ = ["GeneticChainEnsemble", "OOCC"]
 
 
+_UNWEIGHTED = (
+    "its orders are chosen by unweighted F1 on validation rows; repeat rows to weight them"
+)
+
+
 class _ValidatedOrders(MultiLabelEstimator):
     """Shared: split, fit the order-free chain, predict any order on any rows."""
 
@@ -178,8 +183,13 @@ class OOCC(_ValidatedOrders):
         self.validation_fraction = validation_fraction
         self.random_state = random_state
 
-    def fit(self, X, y):
-        """Fit the chain, then record the best pool order of every validation instance."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit the chain, then record the best pool order of every validation instance.
+
+        ``sample_weight`` must be None: orders are chosen by unweighted F1 on the
+        validation rows (repeat rows to weight them).
+        """
+        self._refuse_sample_weight(sample_weight, _UNWEIGHTED)
         if int(self.n_orders) < 1 or int(self.n_neighbors) < 1:
             raise ValueError("n_orders and n_neighbors must be >= 1")
         validation_X, validation_Y, rng = self._split_and_fit(X, y)
@@ -285,8 +295,13 @@ class GeneticChainEnsemble(_ValidatedOrders):
         self.validation_fraction = validation_fraction
         self.random_state = random_state
 
-    def fit(self, X, y):
-        """Evolve orders on the validation set; keep the K best distinct ones."""
+    def fit(self, X, y, sample_weight=None):
+        """Evolve orders on the validation set; keep the K best distinct ones.
+
+        ``sample_weight`` must be None: orders are scored by unweighted macro F1 on the
+        validation rows (repeat rows to weight them).
+        """
+        self._refuse_sample_weight(sample_weight, _UNWEIGHTED)
         K = int(self.n_chains)
         if K < 1 or int(self.n_generations) < 0:
             raise ValueError("n_chains must be >= 1 and n_generations >= 0")
