@@ -398,3 +398,16 @@ def test_mixed_with_categorical_columns_anywhere():
     blocks = [(Categorical(alpha=0.5), [2, 3]), ("gaussian", [0, 1])]
     model = mlnb.MixedNB(blocks=blocks).fit(X, y)
     np.testing.assert_allclose(model.predict_proba(X), expected, atol=1e-10)
+
+
+def test_from_statistics_recovers_the_input_width():
+    rng = np.random.default_rng(9)
+    X, Y = rng.integers(0, 3, (40, 5)), (rng.random((40, 2)) < 0.5).astype(int)
+    for model in (mlnb.BinaryRelevance(events="categorical"), mlnb.NaiBX(events="categorical")):
+        stats = model.batch_statistics(X, Y)
+        assert model.from_statistics(stats).n_features_in_ == 5
+    classifier = mlnb.CategoricalNB()
+    stats = classifier.batch_statistics(X, Y[:, 0], classes=[0, 1])
+    assert classifier.from_statistics(stats, classes=[0, 1]).n_features_in_ == 5
+    mixed = mlnb.events.Mixed(blocks=[("gaussian", [0]), (Categorical(), slice(1, None))])
+    assert mixed.input_width(mixed.prepared_width(5)) == 5

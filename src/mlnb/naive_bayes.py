@@ -283,7 +283,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
             One group per class, in the order of ``classes``.
         classes : array-like of shape (n_classes,)
         n_features : int, default=None
-            Number of input features (default: that of the statistics).
+            Number of input features (default: what the statistics were made from).
         columns : array-like of int, default=None
             Models whose zero features are silent (multinomial) only: score
             ``X[:, columns]`` as the full model scores rows that are zero elsewhere, a
@@ -292,8 +292,8 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         self._validate_params()
         events = self.event_model()
         params = None if columns is None else events.estimate_columns(stats, columns)
-        n_features = stats.n_features if n_features is None else int(n_features)
-        self.n_features_in_ = n_features if columns is None else len(columns)
+        n_features = events.input_width(stats.n_features) if n_features is None else n_features
+        self.n_features_in_ = int(n_features) if columns is None else len(columns)
         self._set_statistics(np.asarray(classes), stats, events, params=params)
         return self
 

@@ -103,6 +103,8 @@ class EventModel(Registered, BaseEstimator):
     #: The name by which ``events=`` may ask for the model with default hyper-parameters.
     name = None
 
+    #: Whether ``prepare`` keeps the number of columns (see :meth:`prepared_width`).
+    keeps_width = True
     #: Whether the statistics must carry centred second moments.
     second_moments = False
     #: Whether a feature at zero adds nothing to a row's log-likelihood (multinomial
@@ -126,6 +128,16 @@ class EventModel(Registered, BaseEstimator):
     def prepare(self, X, *, caller="this model"):
         """Check that ``X`` is in the model's domain and transform it (returns X)."""
         return X
+
+    def prepared_width(self, n_features):
+        """The number of columns ``prepare`` makes of ``n_features`` (the same, unless the
+        model encodes its input, as the categorical one-hot)."""
+        return n_features
+
+    def input_width(self, n_prepared):
+        """The number of input features whose prepared width is ``n_prepared`` (the inverse
+        of :meth:`prepared_width`: what statistics of prepared rows were made from)."""
+        return n_prepared
 
     def estimate(self, stats):
         """Parameters of the groups' distributions, from statistics.

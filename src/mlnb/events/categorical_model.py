@@ -162,6 +162,7 @@ class _DirichletCategorical(EventModel):
     """
 
     input_kind = "categorical"
+    keeps_width = False
     _statistics_params = ("n_categories", "min_categories", "max_categories")
 
     # ---- the layout -----------------------------------------------------------------------

@@ -30,10 +30,10 @@ class Mixed(EventModel):
     Internally the columns are reordered block after block (``prepare`` does it, at fit and
     at prediction time alike), so statistics computed on prepared data have the features in
     block order. A block's model may change its number of columns (a categorical model
-    one-hot encodes): it then says how many with ``prepared_width(n_columns)`` and, to
-    recover the input width from statistics, ``input_width(n_prepared)``; at most one block
-    may then be given by columns whose number depends on the input width (an open slice
-    such as ``slice(None)`` or ``slice(3, None)``).
+    one-hot encodes: its ``keeps_width`` is False); at most one block may then be given by
+    columns whose number depends on the input width (an open slice such as
+    ``slice(None)`` or ``slice(3, None)``), so that the input width follows from the
+    statistics'.
 
     Parameters
     ----------
@@ -70,7 +70,7 @@ class Mixed(EventModel):
                 raise ValueError(f"block columns {columns!r} out of range: {error}") from None
             indices = np.atleast_1d(indices)
             seen[indices] += 1
-            width = _prepared_width(model, len(indices))
+            width = model.prepared_width(len(indices))
             layout.append((model, indices, slice(start, start + width)))
             start += width
         if np.any(seen != 1):
@@ -89,11 +89,18 @@ class Mixed(EventModel):
             return sp.hstack(parts, format="csr")
         return np.hstack(parts)
 
-    def _input_width(self, n_prepared):
+    @property
+    def keeps_width(self):
+        return all(model.keeps_width for model, _ in self._resolved_blocks())
+
+    def prepared_width(self, n_features):
+        return sum(part.stop - part.start for _, _, part in self._layout(n_features))
+
+    def input_width(self, n_prepared):
         """The number of input columns whose prepared blocks have ``n_prepared`` in all."""
-        blocks = self._resolved_blocks()
-        if not any(hasattr(model, "prepared_width") for model, _ in blocks):
+        if self.keeps_width:
             return n_prepared
+        blocks = self._resolved_blocks()
         for _, columns in blocks:
             if not isinstance(columns, slice) and np.asarray(columns).dtype == bool:
                 return len(columns)  # a mask is as long as the input
@@ -104,19 +111,18 @@ class Mixed(EventModel):
                 open_blocks.append(model)
                 continue
             n_input += length
-            rest -= _prepared_width(model, length)
+            rest -= model.prepared_width(length)
         if len(open_blocks) > 1:
             raise ValueError(
                 "a block changes its number of columns: give the columns of every block but "
                 "one as indices (or slices with non-negative bounds)"
             )
         if open_blocks:
-            inverse = getattr(open_blocks[0], "input_width", None)
-            n_input += rest if inverse is None else int(inverse(rest))
+            n_input += int(open_blocks[0].input_width(rest))
         return n_input
 
     def estimate(self, stats):
-        layout = self._layout(self._input_width(stats.n_features))
+        layout = self._layout(self.input_width(stats.n_features))
         blocks = [
             (model, part, model.estimate(stats.select_features(part))) for model, _, part in layout
         ]
@@ -140,12 +146,6 @@ class Mixed(EventModel):
             )
             for side in (0, 1)
         )
-
-
-def _prepared_width(model, n_columns):
-    """The number of columns that ``model.prepare`` makes of ``n_columns`` (most keep them)."""
-    width = getattr(model, "prepared_width", None)
-    return n_columns if width is None else int(width(n_columns))
 
 
 def _fixed_length(columns):

@@ -222,11 +222,13 @@ class AdditiveLabelNB(MultiLabelNB):
         ----------
         stats : NamedStats
         n_features : int, default=None
-            Number of input features (default: that of the statistics).
+            Number of input features (default: what the statistics were made from).
         """
         self._validate_params()
         features = stats["features"]
-        self.n_features_in_ = features.n_features if n_features is None else int(n_features)
+        if n_features is None:
+            n_features = self.event_model().input_width(features.n_features)
+        self.n_features_in_ = int(n_features)
         self._install(features, stats["labels"])
         return self
 

@@ -271,10 +271,12 @@ class NaiBX(AdditiveLabelNB):
         """Become the NaiBX fitted to ``stats`` (from :meth:`batch_statistics`); returns self."""
         self._check_fixed_size(stats["label_stats_"].n_groups)
         self._check_alpha()
-        features = stats["feature_stats_"]
-        self.n_features_in_ = features.n_features if n_features is None else int(n_features)
+        events = self.event_model()
+        if n_features is None:
+            n_features = events.input_width(stats["feature_stats_"].n_features)
+        self.n_features_in_ = int(n_features)
         own = {k: None if v is None else v.copy() for k, v in stats.parts.items()}
-        self._install_statistics(own, self.event_model())  # copies: _learn_one adds in place
+        self._install_statistics(own, events)  # copies: _learn_one adds in place
         return self
 
     def _check_alpha(self):
