@@ -72,8 +72,6 @@ class MultiLabelEstimator(MultiLabelClassifierMixin, BaseEstimator):
         """The event model that ``events`` names (a new object; no fitting needed)."""
         return make_event_model(self.events)
 
-    _event_model = event_model  # the name the dynamic-chain estimators still call
-
     def _validate_X(self, X, *, reset):
         return validate_data(
             self, X, accept_sparse="csr", dtype=np.float64, reset=reset, ensure_all_finite=True

@@ -220,7 +220,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
         members = members_of(self)
-        features, weight = members.start(X, Y, weight, sample_weight, rng, self._event_model)
+        features, weight = members.start(X, Y, weight, sample_weight, rng, self.event_model)
         n_samples, n_labels = Y.shape
         self.n_labels_ = n_labels
         self.classes_ = binary_classes(n_labels)
