@@ -86,12 +86,7 @@ class CascadeSteps(NamedTuple):
     proba: np.ndarray
 
 
-def _merged(mine, theirs):
-    """A new GroupStats: the sum of two, the one with fewer (size) groups padded first."""
-    if mine is None:
-        return None
-    n_groups = max(mine.n_groups, theirs.n_groups)
-    return mine.padded(n_groups).copy().merge(theirs.padded(n_groups))
+_STATISTICS = ("feature_stats_", "label_stats_", "size_stats_", "size_feature_stats_")
 
 
 class NaiBX(AdditiveLabelNB):
@@ -245,10 +240,14 @@ class NaiBX(AdditiveLabelNB):
         events = self.event_model() if first_call else self.events_
         prepared = events.prepare(X, caller=type(self).__name__)
         batch = self._batch_statistics(prepared, Y, weight, events)
-        if not first_call:
-            batch = {name: _merged(getattr(self, name), stats) for name, stats in batch.items()}
+        if not first_call:  # sizes seen in one of them only get empty groups in the other
+            batch = self._statistics_so_far().merge(NamedStats(**batch)).parts
         self._install_statistics(batch, events)
         return self
+
+    def _statistics_so_far(self):
+        """The four statistics as a new NamedStats (sharing arrays: ``merge`` replaces them)."""
+        return NamedStats(**{name: getattr(self, name) for name in _STATISTICS}).copy(deep=False)
 
     def _install_statistics(self, stats, events):
         """Install the four statistics (a dict by attribute name); estimates are lazy."""
@@ -366,11 +365,7 @@ class NaiBX(AdditiveLabelNB):
                 f"shapes differ: {self.n_features_in_} features x {self.n_labels_} labels and "
                 f"{other.n_features_in_} x {other.n_labels_}"
             )
-        merged = {
-            name: _merged(getattr(self, name), getattr(other, name))
-            for name in ("feature_stats_", "label_stats_", "size_stats_", "size_feature_stats_")
-        }
-        self.__dict__.update(merged)
+        self.__dict__.update(self._statistics_so_far().merge(other._statistics_so_far()).parts)
         self._cache = None
         return self
 
