@@ -30,6 +30,10 @@ ALL_CLASSIFIERS = [
     BayesianBernoulliNB(),
     MixedNB(),
     ComplementNB(),
+    # with missing="ignore" the checks also feed NaN (the allow_nan tag)
+    GaussianNB(missing="ignore"),
+    MultinomialNB(missing="ignore"),
+    BernoulliNB(missing="ignore"),
 ]
 # CategoricalNB is left out of scikit-learn's API checks: they feed it real-valued blobs,
 # and it takes integer category codes only (it refuses other values with a clear error;
@@ -48,7 +52,7 @@ TUNED_CLASSIFIERS = [
 ids = [type(model).__name__ for model in TUNED_CLASSIFIERS]
 
 
-# scikit-learn's API checks pass for all seven with no exclusion. The multinomial and
+# scikit-learn's API checks pass for all of them with no exclusion. The multinomial and
 # Bernoulli models carry the `poor_score` tag (as scikit-learn's own discrete NB classes do):
 # the checks' Gaussian blobs are neither counts nor binary.
 @parametrize_with_checks(ALL_CLASSIFIERS)

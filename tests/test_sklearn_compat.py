@@ -193,7 +193,7 @@ def test_parameters_include_scikit_learn_s(name):
     assert set(theirs_params) <= set(ours_params)
     for key, value in theirs_params.items():
         assert ours_params[key] == value, key
-    assert set(ours_params) - set(theirs_params) == {"prior_alpha"}
+    assert set(ours_params) - set(theirs_params) == {"prior_alpha", "missing"}
 
 
 # ---------------------------------------------------------------- partial_fit and merge

@@ -20,14 +20,12 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import (
     _check_sample_weight,
-    check_array,
     check_is_fitted,
     column_or_1d,
-    validate_data,
 )
 
 from ._state import Registered, atomic, check_mergeable
@@ -43,6 +41,7 @@ from .events import (
     Multinomial,
 )
 from .events.categorical import check_pseudo_count, log_categorical, log_normalise
+from .missing import MISSING_OPTIONS, validate_rows
 from .stats import GroupStats, one_hot
 
 __all__ = [
@@ -95,6 +94,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         "norm": ["boolean"],
         "min_categories": [Integral, "array-like", None],
         "max_categories": [Interval(Integral, 2, None, closed="left")],
+        "missing": [StrOptions(set(MISSING_OPTIONS))],
     }
 
     _positive_only = False
@@ -127,12 +127,11 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         # Discrete models score poorly on the Gaussian blobs of scikit-learn's checks, which
         # are neither counts nor binary; scikit-learn's discrete NB classes set the same tag.
         tags.classifier_tags.poor_score = self._discrete
+        tags.input_tags.allow_nan = self.missing == "ignore"
         return tags
 
     def _validate_X(self, X, *, reset):
-        return validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, reset=reset, ensure_all_finite=True
-        )
+        return validate_rows(self, X, reset=reset, missing=self.missing)
 
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -238,7 +237,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     def _batch_statistics(self, events, X, index, n_classes, sample_weight):
         """Statistics of validated rows X with class indices ``index`` (0..n_classes-1)."""
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        prepared = events.prepare(X, caller=type(self).__name__)
+        prepared = events.prepare_observed(X, caller=type(self).__name__)
         return GroupStats.from_data(
             prepared,
             one_hot(index, n_classes),
@@ -267,7 +266,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         GroupStats
             Add and subtract batches' statistics with ``merge`` and ``subtract``.
         """
-        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
+        X = validate_rows(self, X, missing=self.missing)
         y = self._check_y(X, y)
         self._check_lengths(X, y)
         classes = unique_labels(classes)
@@ -340,8 +339,8 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, X):
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        prepared = self.events_.prepare(X, caller=type(self).__name__)
-        log_likelihood = self.events_.score(self.params_, prepared)
+        prepared = self.events_.prepare_observed(X, caller=type(self).__name__)
+        log_likelihood = self.events_.score_observed(self.params_, prepared)
         return log_likelihood + self.class_log_prior_[None, :]
 
     def predict_joint_log_proba(self, X):
@@ -378,6 +377,9 @@ class GaussianNB(_BaseNB):
         section 4), over all rows seen (see Notes).
     prior_alpha : float, default=0.0
         Pseudo-count of the class prior (eq. 2); 0 is scikit-learn's maximum-likelihood prior.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Attributes
     ----------
@@ -414,10 +416,11 @@ class GaussianNB(_BaseNB):
     array([0])
     """
 
-    def __init__(self, *, priors=None, var_smoothing=1e-9, prior_alpha=0.0):
+    def __init__(self, *, priors=None, var_smoothing=1e-9, prior_alpha=0.0, missing="error"):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.prior_alpha = prior_alpha
+        self.missing = missing
 
     def event_model(self):
         return Gaussian(var_smoothing=self.var_smoothing)
@@ -493,6 +496,9 @@ class MultinomialNB(_AlphaSmoothed, _BaseNB):
         Given class prior.
     prior_alpha : float, default=0.0
         Pseudo-count of the class prior (eq. 2; the paper uses 1).
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Attributes
     ----------
@@ -528,13 +534,21 @@ class MultinomialNB(_AlphaSmoothed, _BaseNB):
     _discrete = True
 
     def __init__(
-        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, prior_alpha=0.0
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        prior_alpha=0.0,
+        missing="error",
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
+        self.missing = missing
 
     def event_model(self):
         return Multinomial(alpha=self.alpha, force_alpha=self.force_alpha)
@@ -563,6 +577,9 @@ class ComplementNB(_AlphaSmoothed, _BaseNB):
         Used with a single class only, as scikit-learn's.
     norm : bool, default=False
         Rennie et al.'s weight normalisation.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Attributes
     ----------
@@ -586,13 +603,21 @@ class ComplementNB(_AlphaSmoothed, _BaseNB):
     _discrete = True
 
     def __init__(
-        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, norm=False
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        norm=False,
+        missing="error",
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.norm = norm
+        self.missing = missing
 
     def event_model(self):
         return Complement(alpha=self.alpha, norm=self.norm)
@@ -633,6 +658,9 @@ class CategoricalNB(_AlphaSmoothed, _BaseNB):
     max_categories : int, default=16
         The codes accepted (those below it, or below ``min_categories`` if larger); a
         larger code raises an error that says how to raise the bound.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Examples
     --------
@@ -655,6 +683,7 @@ class CategoricalNB(_AlphaSmoothed, _BaseNB):
         min_categories=None,
         max_categories=16,
         prior_alpha=0.0,
+        missing="error",
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -663,6 +692,7 @@ class CategoricalNB(_AlphaSmoothed, _BaseNB):
         self.min_categories = min_categories
         self.max_categories = max_categories
         self.prior_alpha = prior_alpha
+        self.missing = missing
 
     def event_model(self):
         return Categorical(
@@ -693,6 +723,9 @@ class BernoulliNB(_AlphaSmoothed, _BaseNB):
         Threshold above which a feature counts as present; None if X is already 0/1.
     fit_prior, class_prior, prior_alpha
         As in :class:`MultinomialNB`.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Attributes
     ----------
@@ -724,6 +757,7 @@ class BernoulliNB(_AlphaSmoothed, _BaseNB):
         fit_prior=True,
         class_prior=None,
         prior_alpha=0.0,
+        missing="error",
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -731,6 +765,7 @@ class BernoulliNB(_AlphaSmoothed, _BaseNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
+        self.missing = missing
 
     def event_model(self):
         return Bernoulli(alpha=self.alpha, binarize=self.binarize, force_alpha=self.force_alpha)
@@ -762,15 +797,19 @@ class BayesianMultinomialNB(_BayesianPrior, _BaseNB):
         Dirichlet concentration of each class's word distribution (eq. 20).
     class_prior : array-like of shape (n_classes,), default=None
         Given class prior, replacing eq. 19.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
     """
 
     _positive_only = True
     _discrete = True
 
-    def __init__(self, *, alpha=1.0, beta=1.0, class_prior=None):
+    def __init__(self, *, alpha=1.0, beta=1.0, class_prior=None, missing="error"):
         self.alpha = alpha
         self.beta = beta
         self.class_prior = class_prior
+        self.missing = missing
 
     def event_model(self):
         return BayesianMultinomial(beta=self.beta)
@@ -790,16 +829,20 @@ class BayesianBernoulliNB(_BayesianPrior, _BaseNB):
     binarize : float or None, default=0.0
         Threshold above which a feature counts as present; None if X is already 0/1.
     class_prior : array-like of shape (n_classes,), default=None
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
     """
 
     _discrete = True
 
-    def __init__(self, *, alpha=1.0, a=1.0, b=1.0, binarize=0.0, class_prior=None):
+    def __init__(self, *, alpha=1.0, a=1.0, b=1.0, binarize=0.0, class_prior=None, missing="error"):
         self.alpha = alpha
         self.a = a
         self.b = b
         self.binarize = binarize
         self.class_prior = class_prior
+        self.missing = missing
 
     def event_model(self):
         return BayesianBernoulli(a=self.a, b=self.b, binarize=self.binarize)
@@ -819,15 +862,21 @@ class BayesianGaussianNB(_BayesianPrior, _BaseNB):
     a, b : float, default=1.0
         Gamma prior shape and rate (the paper tunes beta = a = b).
     class_prior : array-like of shape (n_classes,), default=None
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
     """
 
-    def __init__(self, *, alpha=1.0, mu=None, lam=1.0, a=1.0, b=1.0, class_prior=None):
+    def __init__(
+        self, *, alpha=1.0, mu=None, lam=1.0, a=1.0, b=1.0, class_prior=None, missing="error"
+    ):
         self.alpha = alpha
         self.mu = mu
         self.lam = lam
         self.a = a
         self.b = b
         self.class_prior = class_prior
+        self.missing = missing
 
     def event_model(self):
         return BayesianGaussian(mu=self.mu, lam=self.lam, a=self.a, b=self.b)
@@ -842,6 +891,9 @@ class MixedNB(_BaseNB):
         As :class:`mlnb.events.Mixed`; None means every column Gaussian.
     fit_prior, class_prior, prior_alpha
         As in :class:`MultinomialNB`.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Examples
     --------
@@ -855,11 +907,14 @@ class MixedNB(_BaseNB):
     array([0, 1])
     """
 
-    def __init__(self, *, blocks=None, fit_prior=True, class_prior=None, prior_alpha=0.0):
+    def __init__(
+        self, *, blocks=None, fit_prior=True, class_prior=None, prior_alpha=0.0, missing="error"
+    ):
         self.blocks = blocks
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
+        self.missing = missing
 
     def event_model(self):
         blocks = self.blocks if self.blocks is not None else [("gaussian", slice(None))]

@@ -21,12 +21,20 @@ which is what ``partial_fit``, the Dask path (``merge``) and fold-subtraction cr
 product: for dense ``X`` about the batch mean (the "shifted data" formula, which avoids the
 cancellation of raw sums of squares when a feature's mean is large against its spread); for
 sparse ``X`` from raw sums of squares, so that the data stay sparse.
+
+**Missing entries** (NaN in ``X``, see :mod:`mlnb.missing`): a row with a missing entry
+counts in its groups' ``count`` but not in that feature's ``observed[g, v]``, the weighted
+number of rows of group g whose feature v is observed; means, variances and Chan's update
+then use ``observed`` in place of ``count``, feature by feature. Without missing entries
+``observed`` is None (it would equal ``count`` in every column).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+
+from .missing import split_missing
 
 __all__ = ["GroupStats", "NamedStats", "one_hot"]
 
@@ -233,6 +241,17 @@ def _centred_squares(X, weighted_G, centre, row_centre):
     return squares
 
 
+def _at_centre(X, missing, centre, row_centre):
+    """Dense X with its missing entries (``missing``, CSR 0/1 or None) set to their row's
+    centre, so that they add nothing to squares about it."""
+    if missing is None:
+        return X
+    missing = sp.coo_matrix(missing)
+    X = X.copy()
+    X[missing.row, missing.col] = centre[row_centre[missing.row], missing.col]
+    return X
+
+
 def _safe_divide(numerator, denominator):
     """numerator / denominator, 0 where the denominator is 0 (an empty group)."""
     out = np.zeros(np.broadcast_shapes(np.shape(numerator), np.shape(denominator)))
@@ -282,6 +301,9 @@ class GroupStats:
         Weighted centred sums of squares of each group.
     total_count, total_sums, total_m2 : float, ndarray (n_features,), ndarray or None
         The same statistics over all rows, whatever their groups.
+    observed, total_observed : ndarray of shape (n_groups, n_features), (n_features,) or None
+        Weighted number of rows whose feature is observed (not missing), per group and over
+        all rows; None when no entry is missing (see :attr:`feature_count`).
 
     Examples
     --------
@@ -310,9 +332,22 @@ class GroupStats:
         self.total_count = 0.0
         self.total_sums = np.zeros(self.n_features)
         self.total_m2 = np.zeros(self.n_features) if second_moments else None
+        self.observed = None
+        self.total_observed = None
 
     @classmethod
-    def from_arrays(cls, count, sums, total_count, total_sums, m2=None, total_m2=None):
+    def from_arrays(
+        cls,
+        count,
+        sums,
+        total_count,
+        total_sums,
+        m2=None,
+        total_m2=None,
+        *,
+        observed=None,
+        total_observed=None,
+    ):
         """Statistics with the given arrays (kept, not copied); second moments if ``m2``.
 
         Parameters
@@ -324,6 +359,8 @@ class GroupStats:
         m2 : ndarray of shape (n_groups, n_features), optional
         total_m2 : ndarray of shape (n_features,), optional
             Required with ``m2``.
+        observed, total_observed : ndarray, optional
+            Rows whose feature is observed (given together; None: every entry observed).
         """
         new = cls.__new__(cls)
         new.n_groups, new.n_features = sums.shape
@@ -333,13 +370,46 @@ class GroupStats:
         new.count, new.sums, new.m2 = count, sums, m2
         new.total_count, new.total_sums = float(total_count), total_sums
         new.total_m2 = total_m2 if new.second_moments else None
+        if (observed is None) != (total_observed is None):
+            raise ValueError("observed and total_observed are given together")
+        new.observed, new.total_observed = observed, total_observed
         return new
 
     # ------------------------------------------------------------------ derived quantities
     @property
+    def has_missing(self) -> bool:
+        """Whether some entry of the rows was missing (``observed`` is kept)."""
+        return self.observed is not None
+
+    @property
+    def feature_count(self) -> np.ndarray:
+        """Weighted rows of each group whose feature is observed: ``observed``, or
+        ``count[:, None]`` (shape (n_groups, 1), broadcasting) when nothing is missing.
+
+        What an event model divides by feature by feature (e.g. a Bernoulli model's
+        ``(sums + a) / (feature_count + a + b)``), so that it ignores missing entries.
+        """
+        return self.count[:, None] if self.observed is None else self.observed
+
+    @property
+    def total_feature_count(self):
+        """``total_observed``, or ``total_count`` (a float) when nothing is missing."""
+        return self.total_count if self.total_observed is None else self.total_observed
+
+    def _full_observed(self):
+        """``feature_count`` as a full (n_groups, n_features) array and its total."""
+        if self.observed is not None:
+            return self.observed, self.total_observed
+        shape = (self.n_groups, self.n_features)
+        return (
+            np.broadcast_to(self.count[:, None], shape),
+            np.full(self.n_features, float(self.total_count)),
+        )
+
+    @property
     def mean(self) -> np.ndarray:
         """Weighted mean of each group (0 for an empty group), shape (n_groups, n_features)."""
-        return _safe_divide(self.sums, self.count[:, None])
+        return _safe_divide(self.sums, self.feature_count)
 
     def group_sums(self) -> np.ndarray:
         """``sums.sum(axis=1)``: each group's total over all features, cached until the
@@ -354,18 +424,18 @@ class GroupStats:
     def var(self) -> np.ndarray:
         """Weighted maximum-likelihood variance of each group (0 for an empty group)."""
         self._require_second_moments("var")
-        return _safe_divide(self.m2, self.count[:, None])
+        return _safe_divide(self.m2, self.feature_count)
 
     @property
     def total_mean(self) -> np.ndarray:
         """Weighted mean over all rows, shape (n_features,)."""
-        return _safe_divide(self.total_sums, np.asarray(self.total_count))
+        return _safe_divide(self.total_sums, np.asarray(self.total_feature_count))
 
     @property
     def total_var(self) -> np.ndarray:
         """Weighted maximum-likelihood variance over all rows, shape (n_features,)."""
         self._require_second_moments("total_var")
-        return _safe_divide(self.total_m2, np.asarray(self.total_count))
+        return _safe_divide(self.total_m2, np.asarray(self.total_feature_count))
 
     def _require_second_moments(self, what):
         if not self.second_moments:
@@ -433,36 +503,60 @@ class GroupStats:
                 if sp.issparse(groups)
                 else groups * w[:, None]
             )
+        X, missing = split_missing(X)
         count = _as_dense(groups.sum(axis=0)).ravel()
         sums = _product_T(groups, X)
         # Every row in exactly one group: the totals follow from the groups.
         total_sums = sums.sum(axis=0) if partition else _product_T(w[:, None], X).ravel()
-        batch = GroupStats.from_arrays(count, sums, w.sum(), total_sums)
+        observed = total_observed = None
+        if missing is not None:  # rows whose entry is observed: all rows but the missing
+            observed = count[:, None] - _product_T(groups, missing)
+            total_observed = (
+                observed.sum(axis=0)
+                if partition
+                else w.sum() - _product_T(w[:, None], missing).ravel()
+            )
+        batch = GroupStats.from_arrays(
+            count, sums, w.sum(), total_sums, observed=observed, total_observed=total_observed
+        )
         if not self.second_moments:
             return batch
         mean, total_mean = batch.mean, batch.total_mean
+        feature_count, total_feature_count = batch.feature_count, batch.total_feature_count
         total_m2 = None
         if sp.issparse(X):
-            # Raw sums of squares (centre 0): centring would densify sparse X.
+            # Raw sums of squares (centre 0): centring would densify sparse X. A missing
+            # entry is 0 in the filled X: it adds nothing to the raw sums.
             squares = X.multiply(X)
-            m2 = _m2_from_raw(_product_T(groups, squares), count[:, None], mean)
+            m2 = _m2_from_raw(_product_T(groups, squares), feature_count, mean)
             if not partition:
                 total_m2 = _m2_from_raw(
-                    _product_T(w[:, None], squares).ravel(), batch.total_count, total_mean
+                    _product_T(w[:, None], squares).ravel(), total_feature_count, total_mean
                 )
         elif partition:
             # Two passes, each row centred on its group's mean: exact zeros for a feature
-            # constant within a group.
-            m2 = _centred_squares(X, groups, mean, _group_of_rows(groups))
+            # constant within a group (a missing entry, set to that mean, adds nothing).
+            row_group = _group_of_rows(groups)
+            m2 = _centred_squares(_at_centre(X, missing, mean, row_group), groups, mean, row_group)
         else:
             # Overlapping groups: centre on the overall batch mean (shifted-data formula).
             centre, no_group = total_mean[None, :], np.zeros(n_samples, dtype=np.intp)
+            X = _at_centre(X, missing, centre, no_group)
             squares = _centred_squares(X, groups, centre, no_group)
-            m2 = _m2_from_raw(squares, count[:, None], mean - centre)
+            m2 = _m2_from_raw(squares, feature_count, mean - centre)
             total_m2 = _centred_squares(X, w[:, None], centre, no_group).ravel()
         if partition:
-            total_m2 = (m2 + count[:, None] * (mean - total_mean) ** 2).sum(axis=0)
-        return GroupStats.from_arrays(count, sums, batch.total_count, total_sums, m2, total_m2)
+            total_m2 = (m2 + feature_count * (mean - total_mean) ** 2).sum(axis=0)
+        return GroupStats.from_arrays(
+            count,
+            sums,
+            batch.total_count,
+            total_sums,
+            m2,
+            total_m2,
+            observed=observed,
+            total_observed=total_observed,
+        )
 
     # ------------------------------------------------------------------ algebra
     def _check_compatible(self, other: GroupStats):
@@ -479,18 +573,22 @@ class GroupStats:
     def merge(self, other: GroupStats) -> GroupStats:
         """Add the statistics of disjoint rows (in place; returns self). Exact."""
         self._check_compatible(other)
+        missing = self.has_missing or other.has_missing
         if self.second_moments:
             self.m2 = _chan_combine(
-                self.count[:, None], self.mean, self.m2, other.count[:, None], other.mean, other.m2
+                self.feature_count, self.mean, self.m2, other.feature_count, other.mean, other.m2
             )
             self.total_m2 = _chan_combine(
-                self.total_count,
+                np.asarray(self.total_feature_count),
                 self.total_mean,
                 self.total_m2,
-                other.total_count,
+                np.asarray(other.total_feature_count),
                 other.total_mean,
                 other.total_m2,
             )
+        if missing:
+            (mine, my_total), (theirs, their_total) = self._full_observed(), other._full_observed()
+            self.observed, self.total_observed = mine + theirs, my_total + their_total
         self.count = self.count + other.count
         self.sums = self.sums + other.sums
         self.total_count = self.total_count + other.total_count
@@ -512,29 +610,41 @@ class GroupStats:
             raise ValueError("cannot subtract statistics of more rows than were added")
         count = np.maximum(count, 0.0)
         total_count = max(total_count, 0.0)
-        sums = self.sums - other.sums
-        total_sums = self.total_sums - other.total_sums
+        observed = total_observed = None
+        if self.has_missing or other.has_missing:
+            (mine, my_total), (theirs, their_total) = self._full_observed(), other._full_observed()
+            observed = np.maximum(mine - theirs, 0.0)
+            total_observed = np.maximum(my_total - their_total, 0.0)
+        rest = GroupStats.from_arrays(
+            count,
+            self.sums - other.sums,
+            total_count,
+            self.total_sums - other.total_sums,
+            observed=observed,
+            total_observed=total_observed,
+        )
         if self.second_moments:
             self.m2 = _chan_remove(
-                self.count[:, None],
+                self.feature_count,
                 self.m2,
-                other.count[:, None],
+                other.feature_count,
                 other.mean,
                 other.m2,
-                count[:, None],
-                _safe_divide(sums, count[:, None]),
+                rest.feature_count,
+                rest.mean,
             )
             self.total_m2 = _chan_remove(
-                self.total_count,
+                np.asarray(self.total_feature_count),
                 self.total_m2,
-                other.total_count,
+                np.asarray(other.total_feature_count),
                 other.total_mean,
                 other.total_m2,
-                total_count,
-                _safe_divide(total_sums, np.asarray(total_count)),
+                np.asarray(rest.total_feature_count),
+                rest.total_mean,
             )
-        self.count, self.sums = count, sums
-        self.total_count, self.total_sums = total_count, total_sums
+        self.count, self.sums = count, rest.sums
+        self.total_count, self.total_sums = total_count, rest.total_sums
+        self.observed, self.total_observed = observed, total_observed
         return self
 
     def add_row(self, x, groups, weight=1.0) -> GroupStats:
@@ -544,8 +654,20 @@ class GroupStats:
         pairwise update with a one-row second set, ``M2 += (x - mean)**2 n w / (n + w)``,
         written out because the general broadcasting of :meth:`merge` made one row 3 times
         slower (measured on yeast). Unlike every other method it modifies the arrays in
-        place: do not use it on a ``copy(deep=False)``.
+        place: do not use it on a ``copy(deep=False)``. A row with a missing entry (NaN),
+        or statistics that already had some, take the general path (:meth:`merge`).
         """
+        if self.has_missing or np.isnan(np.sum(x)):
+            grouping = np.zeros((1, self.n_groups))
+            grouping[0, groups] = 1.0
+            batch = GroupStats.from_data(
+                np.asarray(x, float)[None, :],
+                grouping,
+                [weight],
+                second_moments=self.second_moments,
+            )
+            self.__dict__.pop("_group_sums", None)
+            return self.merge(batch)
         tiny = np.finfo(np.float64).tiny
         self.__dict__.pop("_group_sums", None)  # the sums change in place
         if self.second_moments:
@@ -570,8 +692,25 @@ class GroupStats:
         take = np.copy if deep else (lambda array: array)
         moments = (take(self.m2), take(self.total_m2)) if self.second_moments else ()
         return GroupStats.from_arrays(
-            take(self.count), take(self.sums), self.total_count, take(self.total_sums), *moments
+            take(self.count),
+            take(self.sums),
+            self.total_count,
+            take(self.total_sums),
+            *moments,
+            **self._observed_parts(take),
         )
+
+    def _observed_parts(self, take=lambda array: array, rows=None, columns=None):
+        """``observed`` and ``total_observed`` (as keyword arguments of :meth:`from_arrays`),
+        taken by ``take``, of some groups (``rows``) and features (``columns``)."""
+        if self.observed is None:
+            return {}
+        observed, total = self.observed, self.total_observed
+        if rows is not None:
+            observed = observed[rows]
+        if columns is not None:
+            observed, total = observed[:, columns], total[columns]
+        return {"observed": take(observed), "total_observed": take(total)}
 
     def complement(self) -> GroupStats:
         """Statistics of the rows *outside* each group: total minus group.
@@ -579,18 +718,26 @@ class GroupStats:
         For a label-indicator grouping this gives every label's negative class at once
         (binary relevance). Second moments follow from Chan's update solved for the rest.
         """
-        rest = GroupStats(self.n_groups, self.n_features, second_moments=self.second_moments)
-        rest.count = np.maximum(self.total_count - self.count, 0.0)
-        rest.sums = self.total_sums[None, :] - self.sums
-        rest.total_count, rest.total_sums = self.total_count, self.total_sums.copy()
+        observed = {}
+        if self.has_missing:
+            rest_observed = np.maximum(self.total_observed[None, :] - self.observed, 0.0)
+            observed = {"observed": rest_observed, "total_observed": self.total_observed.copy()}
+        rest = GroupStats.from_arrays(
+            np.maximum(self.total_count - self.count, 0.0),
+            self.total_sums[None, :] - self.sums,
+            self.total_count,
+            self.total_sums.copy(),
+            **observed,
+        )
         if self.second_moments:
+            rest.second_moments = True
             rest.m2 = _chan_remove(
-                self.total_count,
+                np.asarray(self.total_feature_count),
                 self.total_m2[None, :],
-                self.count[:, None],
+                self.feature_count,
                 self.mean,
                 self.m2,
-                rest.count[:, None],
+                rest.feature_count,
                 rest.mean,
             )
             rest.total_m2 = self.total_m2.copy()
@@ -609,34 +756,49 @@ class GroupStats:
         rest_count = np.maximum(total_count - self.count[groups], 0.0)
         rest_sums = self.sums[totals]
         rest_sums -= self.sums[groups]  # a slice of groups: a view, no copy
+        observed = {}
+        if self.has_missing:
+            rest_observed = np.maximum(self.observed[totals] - self.observed[groups], 0.0)
+            observed = {"observed": rest_observed, "total_observed": self.total_observed.copy()}
         rest = GroupStats.from_arrays(
-            rest_count, rest_sums, self.total_count, self.total_sums.copy()
+            rest_count, rest_sums, self.total_count, self.total_sums.copy(), **observed
         )
         if self.second_moments:
-            count = self.count[groups]
+            own = self.select_groups(groups, copy=False)
             m2 = _chan_remove(
-                total_count[:, None],
+                self.feature_count[totals] if self.has_missing else total_count[:, None],
                 self.m2[totals],
-                count[:, None],
-                _safe_divide(self.sums[groups], count[:, None]),
+                own.feature_count,
+                own.mean,
                 self.m2[groups],
-                rest_count[:, None],
+                rest.feature_count,
                 rest.mean,
             )
             rest = GroupStats.from_arrays(
-                rest_count, rest_sums, rest.total_count, rest.total_sums, m2, self.total_m2.copy()
+                rest_count,
+                rest_sums,
+                rest.total_count,
+                rest.total_sums,
+                m2,
+                self.total_m2.copy(),
+                **observed,
             )
         return rest
 
     def select_features(self, columns) -> GroupStats:
         """The statistics of a subset of the features (a copy)."""
         columns = np.arange(self.n_features)[columns]
-        new = GroupStats(self.n_groups, len(columns), second_moments=self.second_moments)
-        new.count, new.total_count = self.count.copy(), self.total_count
-        new.sums, new.total_sums = self.sums[:, columns], self.total_sums[columns]
+        moments = ()
         if self.second_moments:
-            new.m2, new.total_m2 = self.m2[:, columns], self.total_m2[columns]
-        return new
+            moments = (self.m2[:, columns], self.total_m2[columns])
+        return GroupStats.from_arrays(
+            self.count.copy(),
+            self.sums[:, columns],
+            self.total_count,
+            self.total_sums[columns],
+            *moments,
+            **self._observed_parts(columns=columns),
+        )
 
     def select_groups(self, groups, *, total_group=None, copy=True) -> GroupStats:
         """The statistics of a subset of the groups (a copy).
@@ -656,18 +818,17 @@ class GroupStats:
         if self.second_moments:
             total_m2 = self.total_m2.copy() if total_group is None else self.m2[total_group]
             moments = (self.m2[groups], total_m2)
+        observed = self._observed_parts(rows=groups)
+        if observed and total_group is not None:
+            observed["total_observed"] = self.observed[total_group].copy()
         return GroupStats.from_arrays(
-            self.count[groups], self.sums[groups], total_count, total_sums, *moments
+            self.count[groups], self.sums[groups], total_count, total_sums, *moments, **observed
         )
 
     def add_groups(self, n_new: int) -> GroupStats:
         """A copy with ``n_new`` empty groups appended (e.g. classes first seen later)."""
-        new = GroupStats(self.n_groups + n_new, self.n_features, second_moments=self.second_moments)
-        new.count[: self.n_groups], new.sums[: self.n_groups] = self.count, self.sums
-        new.total_count, new.total_sums = self.total_count, self.total_sums.copy()
-        if self.second_moments:
-            new.m2[: self.n_groups], new.total_m2 = self.m2, self.total_m2.copy()
-        return new
+        index = np.arange(self.n_groups)
+        return self.placed(index, self.n_groups + n_new)
 
     def padded(self, n_groups: int) -> GroupStats:
         """These statistics, or a copy with empty groups appended up to ``n_groups``."""
@@ -684,6 +845,10 @@ class GroupStats:
         new.total_count, new.total_sums = self.total_count, self.total_sums.copy()
         if self.second_moments:
             new.m2[index], new.total_m2 = self.m2, self.total_m2.copy()
+        if self.has_missing:
+            new.observed = np.zeros((n_groups, self.n_features))
+            new.observed[index] = self.observed
+            new.total_observed = self.total_observed.copy()
         return new
 
     def __repr__(self):

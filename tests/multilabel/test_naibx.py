@@ -393,7 +393,8 @@ def test_storage_does_not_grow_with_the_data():
 
 def test_parameters_are_stored_unchanged_and_clone():
     model = NaiBX(events="multinomial", fixed_size=3, prior_alpha=0.5)
-    assert model.get_params() == {"events": "multinomial", "fixed_size": 3, "prior_alpha": 0.5}
+    expected = {"events": "multinomial", "fixed_size": 3, "prior_alpha": 0.5, "missing": "error"}
+    assert model.get_params() == expected
     assert clone(model).get_params() == model.get_params()
     with pytest.raises(TypeError):
         NaiBX("gaussian")

@@ -15,7 +15,12 @@ The protocol that estimators use (every method public):
   negatives) in which the features outside ``mask`` add nothing to the log-odds (feature
   selection);
 - ``input_kind``: ``"counts"``, ``"binary"``, ``"real"``, ``"categorical"`` or ``"mixed"``:
-  what the model expects of X (the text pipeline gives TF-IDF to ``"real"`` models).
+  what the model expects of X (the text pipeline gives TF-IDF to ``"real"`` models);
+- ``zero_terms(params)``: what a feature at 0 adds to the log-likelihood, feature by
+  feature; with it, ``prepare_observed`` / ``score_observed`` / ``score_ratio_observed``
+  handle rows whose missing entries are NaN (each adds nothing: Weka's semantics, see
+  :mod:`mlnb.missing`), and the statistics count observed entries per feature
+  (``stats.feature_count``, which ``estimate`` divides by in place of ``stats.count``).
 
 A new event model subclasses :class:`EventModel` and implements ``estimate`` and ``score``;
 with its parameters a :class:`Parameters` dataclass that lists its per-feature fields,
@@ -33,6 +38,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from .._state import Registered
+from ..missing import split_missing, with_missing
 
 __all__ = [
     "EventModel",
@@ -139,6 +145,59 @@ class EventModel(Registered, BaseEstimator):
         of :meth:`prepared_width`: what statistics of prepared rows were made from)."""
         return n_prepared
 
+    def prepared_columns(self, n_features):
+        """The input column of each prepared column, an int array of length
+        ``prepared_width(n_features)`` (identity unless the model encodes its input)."""
+        if not self.keeps_width:
+            raise NotImplementedError(
+                f"{type(self).__name__} changes the number of columns: it must say which "
+                "input column each prepared column comes from (prepared_columns)"
+            )
+        return np.arange(n_features)
+
+    def prepare_observed(self, X, *, caller="this model"):
+        """:meth:`prepare` of rows whose missing entries are NaN: those are prepared as 0
+        and are NaN again afterwards, in every prepared column of their input column."""
+        X, missing = split_missing(X)
+        prepared = self.prepare(X, caller=caller)
+        if missing is None:
+            return prepared
+        if not self.keeps_width:
+            missing = sp.csr_matrix(missing)[:, self.prepared_columns(X.shape[1])]
+        return with_missing(prepared, missing)
+
+    def zero_terms(self, params):
+        """``log p(x_v = 0 | group)`` feature by feature, shape (n_groups, n_features) of the
+        prepared columns: what a prepared column at 0 adds to :meth:`score` (the terms of
+        a row of zeros sum to its score). What a missing entry takes away (see
+        :meth:`score_observed`).
+        """
+        raise TypeError(
+            f"{type(self).__name__} cannot ignore missing values: it does not say what a "
+            "feature at 0 adds to the log-likelihood (zero_terms)"
+        )
+
+    def score_observed(self, params, X):
+        """:meth:`score` of prepared rows whose missing entries are NaN: each adds nothing.
+
+        The rows are scored with those entries at 0, minus what a 0 adds there
+        (:meth:`zero_terms`); rows without NaN are scored by :meth:`score` alone.
+        """
+        X, missing = split_missing(X)
+        scores = self.score(params, X)
+        if missing is not None:
+            scores = scores - np.asarray(missing @ self.zero_terms(params).T)
+        return scores
+
+    def score_ratio_observed(self, params_a, params_b, X):
+        """:meth:`score_ratio` of prepared rows whose missing entries (NaN) add nothing."""
+        X, missing = split_missing(X)
+        ratio = self.score_ratio(params_a, params_b, X)
+        if missing is not None:
+            terms = self.zero_terms(params_a) - self.zero_terms(params_b)
+            ratio = ratio - np.asarray(missing @ terms.T)
+        return ratio
+
     def estimate(self, stats):
         """Parameters of the groups' distributions, from statistics.
 
@@ -232,7 +291,7 @@ class EventModel(Registered, BaseEstimator):
         rest = stats.complement_within(groups, np.asarray(totals)[member])
         negative = self.estimate_stacked(rest, model_totals, member)
         del rest
-        return self.score_ratio(positive, negative, X)
+        return self.score_ratio_observed(positive, negative, X)
 
     def estimate_columns(self, stats, columns):
         """Parameters for the given feature columns only (``zero_features_silent`` models).
@@ -250,13 +309,14 @@ class EventModel(Registered, BaseEstimator):
         stats : GroupStats
             Statistics of the groups.
         X : ndarray or CSR matrix of shape (n_samples, n_features)
-            Rows to score (validated finite floats); :meth:`prepare` is applied.
+            Rows to score (validated floats; NaN marks a missing entry);
+            :meth:`prepare_observed` is applied.
         params : Parameters, optional
             The result of ``estimate(stats)``, when cached by the caller.
         """
         if params is None:
             params = self.estimate(stats)
-        return self.score(params, self.prepare(X))
+        return self.score_observed(params, self.prepare_observed(X))
 
 
 def transposed_difference(a, b):

@@ -84,14 +84,17 @@ class _BetaBernoulli(EventModel):
     def log_presence(self, stats):
         """``log p_cv``, the log-probability of presence, shape (n_groups, n_features)."""
         a, b = self._smoothing(stats.n_features)
-        return np.log(stats.sums + a) - np.log(stats.count[:, None] + a + b)
+        return np.log(stats.sums + a) - np.log(stats.feature_count + a + b)
 
     def estimate(self, stats):
         a, b = self._smoothing(stats.n_features)
-        count = stats.count[:, None]
+        count = stats.feature_count
         log_present = np.log(stats.sums + a) - np.log(count + a + b)
         log_absent = np.log(count - stats.sums + b) - np.log(count + a + b)
         return BernoulliParameters(log_present - log_absent, log_absent)
+
+    def zero_terms(self, params):
+        return params.log_absent
 
     def score(self, params, X):
         return np.asarray(X @ params.log_odds.T) + params.log_absent_sum[None, :]

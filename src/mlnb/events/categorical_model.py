@@ -333,10 +333,11 @@ class _DirichletCategorical(EventModel):
         width = int(layout.codes.max(initial=1))
         concentration = self._concentrations(n_features, n_values, width)
         counted = np.arange(width)[None, :] < n_values[:, None]
-        class_total = stats.count[:, None] + (concentration * counted).sum(axis=1)[None, :]
+        observed = _observed_per_feature(stats, layout)  # N_c, or N_cv with missing values
+        class_total = observed + (concentration * counted).sum(axis=1)[None, :]
         others = np.asarray(layout.indicator().T @ stats.sums.T).T  # (groups x features)
-        zero = stats.count[:, None] - others  # N_cv0
-        zero[zero <= _RESIDUE * stats.count[:, None]] = 0.0
+        zero = observed - others  # N_cv0
+        zero[zero <= _RESIDUE * observed] = 0.0
         log_zero = np.log(zero + concentration[:, 0])
         log_base = log_zero - np.log(class_total)
         log_odds = np.log(stats.sums + concentration[layout.feature, layout.category])
@@ -345,6 +346,16 @@ class _DirichletCategorical(EventModel):
         if uncounted.any():  # such a value adds log_base + log_odds = 0 to the row
             log_odds[:, uncounted] = -log_base[:, layout.feature[uncounted]]
         return CategoricalParameters(log_odds, log_base, layout.feature, n_values)
+
+    def prepared_columns(self, n_features):
+        """The feature of every prepared column (its categories 1 .. K_v - 1)."""
+        return _Layout(self._codes(int(n_features))).feature
+
+    def zero_terms(self, params):
+        """``log P(x_v = 0)`` of each feature, shared equally by its prepared columns (a
+        missing value marks all of them, see :meth:`prepare_observed`)."""
+        widths = np.bincount(params.feature, minlength=params.log_base.shape[1])
+        return params.log_base[:, params.feature] / widths[params.feature]
 
     def score(self, params, X):
         return np.asarray(X @ params.log_odds.T) + params.log_base_sum[None, :]
@@ -366,6 +377,20 @@ class _DirichletCategorical(EventModel):
         """
         mask = np.asarray(mask, dtype=bool)
         return tuple(_coarsened(side, mask) for side in (positive, negative))
+
+
+def _observed_per_feature(stats, layout):
+    """Rows of each group whose feature is observed, (n_groups x n_features) or (n_groups x 1).
+
+    With missing values every prepared column of a feature has its feature's count; a
+    feature without columns (one category) adds nothing, whatever its count.
+    """
+    if not stats.has_missing:
+        return stats.count[:, None]
+    has_columns = layout.codes > 1
+    observed = np.repeat(stats.count[:, None], len(layout.codes), axis=1)
+    observed[:, has_columns] = stats.observed[:, layout.start[has_columns]]
+    return observed
 
 
 def _coarsened(params, mask):

@@ -82,6 +82,10 @@ class Complement(EventModel):
         # the weights of a word depend on every word's counts (the normalisations)
         return ComplementParameters(self.estimate(stats).weights[:, columns])
 
+    def zero_terms(self, params):
+        """Zeros: an absent (or missing) count adds nothing to a group's score."""
+        return np.zeros_like(params.weights)
+
     def score(self, params, X):
         return np.asarray(X @ params.weights.T)
 

@@ -129,12 +129,15 @@ class DiscretisedGaussian(EventModel):
 
     def estimate(self, stats):
         precision = self._precision(stats.n_features)
-        count = stats.count[:, None]
+        count = stats.feature_count
         mean = np.where(count > 0, stats.mean, 0.0)
         std = np.sqrt(np.where(count > 0, np.maximum(stats.var, 0.0), 0.0))
         floor = np.broadcast_to(precision / 6.0, mean.shape)
         std = np.where(std > 1e-10, np.maximum(std, floor), floor)
         return DiscretisedGaussianParameters(mean, std, np.broadcast_to(precision, mean.shape))
+
+    def zero_terms(self, params):
+        return params.zero
 
     def score(self, params, X):
         terms = [params.mean, params.std, params.precision, params.zero]

@@ -107,6 +107,9 @@ class Gaussian(EventModel):
             raise ValueError("var_smoothing must be > 0 when a class has a constant feature")
         return GaussianParameters(stats.mean, var, shift)
 
+    def zero_terms(self, params):
+        return -0.5 * (_LOG_2PI + np.log(params.var) + params.mean**2 / params.var)
+
     def score(self, params, X):
         mean, precision = params.mean, 1.0 / params.var
         log_norm = -0.5 * (_LOG_2PI + np.log(params.var)).sum(axis=1)
@@ -263,7 +266,7 @@ class BayesianGaussian(EventModel):
             mu = np.asarray(self.mu, dtype=float)
             if not np.all(np.isfinite(mu)):
                 raise ValueError(f"mu must be finite; got {self.mu!r}")
-        count = stats.count[:, None]
+        count = stats.feature_count
         xbar = stats.mean
         lam_post = lam + count
         mean_post = (lam * mu + count * xbar) / lam_post
@@ -284,6 +287,9 @@ class BayesianGaussian(EventModel):
         mean_post = np.broadcast_to(mean_post, xbar.shape)
         scale = np.broadcast_to(scale, xbar.shape)
         return StudentTParameters(mean_post, scale, rate, exponent, log_norm)
+
+    def zero_terms(self, params):
+        return params.log_norm
 
     def score(self, params, X):
         terms = [params.mean, params.scale, params.rate, params.exponent]

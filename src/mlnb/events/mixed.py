@@ -128,6 +128,17 @@ class Mixed(EventModel):
         ]
         return MixedParameters(blocks)
 
+    def prepared_columns(self, n_features):
+        """The input column of every prepared column, block after block."""
+        columns = [
+            indices[model.prepared_columns(len(indices))]
+            for model, indices, _ in self._layout(n_features)
+        ]
+        return np.concatenate(columns) if columns else np.zeros(0, dtype=np.intp)
+
+    def zero_terms(self, params):
+        return np.hstack([model.zero_terms(block) for model, _, block in params.blocks])
+
     def score(self, params, X):
         return sum(model.score(block, X[:, part]) for model, part, block in params.blocks)
 

@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
+from ..missing import split_missing
 from ._base import (
     EventModel,
     Parameters,
@@ -66,6 +67,11 @@ class _CountModel(EventModel):
 
     def prepare(self, X, *, caller="this model"):
         return check_counts(X, caller, "multinomial")
+
+    def zero_terms(self, params):
+        """Zeros: a word absent from a document adds nothing (a missing count is absent)."""
+        n_groups, n_features = _parameter_shape(params)
+        return np.zeros((n_groups, n_features))
 
 
 class Multinomial(_CountModel):
@@ -159,7 +165,7 @@ class Multinomial(_CountModel):
         rest = stats.group_sums()[totals][member] - own
         smoothing = n_features * alpha
         weights -= (np.log(own + smoothing) - np.log(rest + smoothing))[None, :]
-        return np.asarray(X @ weights)
+        return np.asarray(split_missing(X)[0] @ weights)  # a missing count adds nothing
 
     def score_ratio(self, params_a, params_b, X):
         return np.asarray(X @ transposed_difference(params_a.log_phi, params_b.log_phi))
@@ -178,6 +184,14 @@ def per_feature_smoothing(value, name, n_features, force=False):
             f"{value.shape} for {n_features} features"
         )
     return value
+
+
+def _parameter_shape(params):
+    """(n_groups, n_features) of a multinomial model's parameters."""
+    for name in ("log_phi", "smoothed", "weights"):
+        if hasattr(params, name):
+            return getattr(params, name).shape
+    raise TypeError(f"no per-feature array in {type(params).__name__}")
 
 
 def _renormalised(log_phi, mask):

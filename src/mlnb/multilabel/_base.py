@@ -16,19 +16,17 @@ from __future__ import annotations
 
 from numbers import Real
 
-import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import (
     _check_sample_weight,
-    check_array,
     check_is_fitted,
-    validate_data,
 )
 
 from .._state import Registered, atomic, check_mergeable
 from ..events import EventModel, make_event_model
+from ..missing import MISSING_OPTIONS, validate_rows
 from ..stats import NamedStats
 from ._label_model import (
     feature_log_odds,
@@ -51,6 +49,7 @@ class MultiLabelClassifierMixin(Registered, ClassifierMixin):
         tags.target_tags.multi_output = True
         tags.target_tags.single_output = False
         tags.classifier_tags.multi_label = True
+        tags.input_tags.allow_nan = getattr(self, "missing", None) == "ignore"
         return tags
 
 
@@ -62,6 +61,7 @@ NB_CONSTRAINTS = {
     "label_alpha": [Interval(Real, 0, None, closed="left")],
     "base_estimator": [HasMethods(["fit", "predict"]), None],
     "random_state": ["random_state"],
+    "missing": [StrOptions(set(MISSING_OPTIONS))],
 }
 
 
@@ -72,10 +72,12 @@ class MultiLabelEstimator(MultiLabelClassifierMixin, BaseEstimator):
         """The event model that ``events`` names (a new object; no fitting needed)."""
         return make_event_model(self.events)
 
+    #: How NaN in X is taken (see :mod:`mlnb.missing`); estimators built on event models
+    #: take it as the parameter ``missing``, the others refuse NaN.
+    missing = None
+
     def _validate_X(self, X, *, reset):
-        return validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, reset=reset, ensure_all_finite=True
-        )
+        return validate_rows(self, X, reset=reset, missing=self.missing)
 
     def _refuse_sample_weight(self, sample_weight, reason):
         """A TypeError with ``reason`` unless ``sample_weight`` is None."""
@@ -126,7 +128,7 @@ class MultiLabelNB(MultiLabelEstimator):
 
     def _statistics(self, events, X, Y, weight):
         """(feature statistics, label statistics or None) of validated rows."""
-        prepared = events.prepare(X, caller=type(self).__name__)
+        prepared = events.prepare_observed(X, caller=type(self).__name__)
         return label_statistics(prepared, Y, weight, events, with_labels=self._uses_label_pairs)
 
     def _install(self, features, labels, events=None):
@@ -157,7 +159,7 @@ class MultiLabelNB(MultiLabelEstimator):
     def _prepared(self, X):
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        return self.events_.prepare(X, caller=type(self).__name__)
+        return self.events_.prepare_observed(X, caller=type(self).__name__)
 
     def _independent_log_odds(self, X, *, validated=False):
         """``log P(y_l = 1 | x) - log P(y_l = 0 | x)`` of every label alone, (n x L).
@@ -165,7 +167,7 @@ class MultiLabelNB(MultiLabelEstimator):
         ``validated``: X has passed this estimator's validation already (inside fit).
         """
         if validated:
-            prepared = self.events_.prepare(X, caller=type(self).__name__)
+            prepared = self.events_.prepare_observed(X, caller=type(self).__name__)
         else:
             prepared = self._prepared(X)
         odds = feature_log_odds(
@@ -202,7 +204,7 @@ class AdditiveLabelNB(MultiLabelNB):
             by every label) and ``labels`` (Y grouped by every label, or None for methods
             without label pairs); NaiBX's are its four fitted statistics.
         """
-        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
+        X = validate_rows(self, X, missing=self.missing)
         Y = check_label_matrix(Y, X.shape[0], sparse=True)
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         return self._named_statistics(self.event_model(), X, Y, weight)

@@ -53,7 +53,7 @@ def feature_log_odds(events, features, X, *, params=None):
     if params is None:
         params = feature_parameters(events, features)
     positive, negative = params
-    return events.score_ratio(positive, negative, X)
+    return events.score_ratio_observed(positive, negative, X)
 
 
 def feature_parameters(events, features, negative=None):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..missing import has_missing
 from ..stats import GroupStats
 from ._inference import dynamic_greedy_search, greedy_search
 from ._knn_members import choose_neighbours, knn_chain_labels, tiled_orders
@@ -96,7 +97,7 @@ class NBMembers(_Members):
         ensemble = self.ensemble
         events = event_model()
         self.X, self.Y, self.weight = X, Y, weight
-        self.prepared = events.prepare(X, caller=type(ensemble).__name__)
+        self.prepared = events.prepare_observed(X, caller=type(ensemble).__name__)
         ensemble.events_ = events
         ensemble.member_features_, ensemble.member_labels_, ensemble.scales_ = [], [], []
         return self.prepared, weight
@@ -122,7 +123,7 @@ class NBMembers(_Members):
         member = len(ensemble.member_features_) - 1
         scale = feature_scale(self.X[train]) if ensemble.scale else None
         validation_X = self.X[validation]
-        base = self.log_odds(member, ensemble.events_.prepare(validation_X))
+        base = self.log_odds(member, ensemble.events_.prepare_observed(validation_X))
         ensemble.scales_.append(scale)
         scaled = validation_X if scale is None else divide_columns(validation_X, scale)
         return scaled, (base > 0).astype(np.int8)
@@ -155,7 +156,7 @@ class NBMembers(_Members):
         return feature_log_odds(events, None, prepared, params=params) + prior[None, :]
 
     def inputs(self, X):
-        return X, self.ensemble.events_.prepare(X, caller=type(self.ensemble).__name__)
+        return X, self.ensemble.events_.prepare_observed(X, caller=type(self.ensemble).__name__)
 
     def order_space(self, inputs, member):
         X, scale = inputs[0], self.ensemble.scales_[member]
@@ -185,6 +186,11 @@ class KNNMembers(_Members):
         """Scale, keep the points, choose R; returns what feature selection sees."""
         if sample_weight is not None:
             raise ValueError("nearest-neighbour members (base='knn') take no sample_weight")
+        if has_missing(X):
+            raise ValueError(
+                "nearest-neighbour members (base='knn') take no missing values (NaN): their "
+                "votes compare whole rows; impute X first, or use base='nb'"
+            )
         ensemble = self.ensemble
         ensemble.scale_ = feature_scale(X) if ensemble.scale else None
         X = self._scaled(X)

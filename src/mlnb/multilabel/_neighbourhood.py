@@ -3,7 +3,9 @@
 Shared by the dynamic chains, the kNN chains, OOCC and the genetic ensemble (Trajdos and Kurzynski):
 each keeps a validation part of the training set and measures Euclidean distances on
 features divided by their standard deviation (the paper standardises; centring does not
-change distances, so sparse data stay sparse). Their hyper-parameters (the width beta of
+change distances, so sparse data stay sparse). A missing entry (NaN, with
+``missing="ignore"``) is taken at its feature's mean over the validation rows, for the
+distances only (:func:`fill_missing`). Their hyper-parameters (the width beta of
 the local-F1 order, the number R of neighbours) are chosen by :func:`choose_by_folds`.
 """
 
@@ -14,11 +16,13 @@ import scipy.sparse as sp
 from sklearn.model_selection import KFold
 
 from ..metrics import f1_score
+from ..missing import split_missing
 
 __all__ = [
     "choose_by_folds",
     "divide_columns",
     "feature_scale",
+    "fill_missing",
     "nearest_points",
     "squared_distances",
     "squared_norms",
@@ -52,14 +56,41 @@ def choose_by_folds(grid, fold_labels, X, Y, rng, *, average):
 
 
 def feature_scale(X):
-    """Standard deviation of every feature (1 where it is 0)."""
-    if sp.issparse(X):
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        variance = np.asarray(X.multiply(X).mean(axis=0)).ravel() - mean**2
-    else:
-        variance = X.var(axis=0)
+    """Standard deviation of every feature over its observed entries (1 where it is 0)."""
+    X, missing = split_missing(X)
+    observed = X.shape[0] - (0 if missing is None else np.asarray(missing.sum(axis=0)).ravel())
+    observed = np.maximum(observed, 1)
+    squares = X.multiply(X) if sp.issparse(X) else X * X
+    mean = np.asarray(X.sum(axis=0)).ravel() / observed
+    variance = np.asarray(squares.sum(axis=0)).ravel() / observed - mean**2
     std = np.sqrt(np.maximum(variance, 0.0))
     return np.where(std > 0, std, 1.0)
+
+
+def fill_missing(X, reference):
+    """X and ``reference`` with each missing entry (NaN) at its feature's mean over the
+    observed entries of ``reference`` (0 if none): the distances of the order search then
+    compare observed values only on the features a row has."""
+    filled_reference, reference_missing = split_missing(reference)
+    filled, missing = split_missing(X)
+    if missing is None and reference_missing is None:
+        return X, reference
+    n_rows = reference.shape[0]
+    absent = 0 if reference_missing is None else np.asarray(reference_missing.sum(axis=0)).ravel()
+    observed = n_rows - absent
+    mean = np.asarray(filled_reference.sum(axis=0)).ravel() / np.maximum(observed, 1)
+    return _at_means(filled, missing, mean), _at_means(filled_reference, reference_missing, mean)
+
+
+def _at_means(X, missing, mean):
+    """X (missing entries at 0) with the entries of ``missing`` set to the column means."""
+    if missing is None:
+        return X
+    return (
+        X + sp.csr_matrix(missing.multiply(mean[None, :]))
+        if sp.issparse(X)
+        else (X + np.asarray(missing.multiply(mean[None, :]).todense()))
+    )
 
 
 def divide_columns(X, scale):

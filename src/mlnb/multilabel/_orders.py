@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._labels import resolve_order
-from ._neighbourhood import choose_by_folds, squared_distances, squared_norms
+from ._neighbourhood import choose_by_folds, fill_missing, squared_distances, squared_norms
 
 __all__ = ["BETAS", "is_local_f1", "local_f1_orders", "resolve_orders", "search_beta"]
 
@@ -69,6 +69,7 @@ def local_f1_orders(X, validation_X, validation_Y, validation_predicted, beta, *
     n_labels = truth.shape[1]
     # one product gives TP and FP + FN of every label
     counts = np.hstack([truth & predicted, truth != predicted]).astype(float)
+    X, validation_X = fill_missing(X, validation_X)
     validation_norms = squared_norms(validation_X)
     n_samples = X.shape[0]
     local_f1 = np.zeros((len(betas), n_samples, n_labels))

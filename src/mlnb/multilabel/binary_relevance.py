@@ -30,6 +30,9 @@ class BinaryRelevance(AdditiveLabelNB):
         maximum-likelihood prior (as scikit-learn's NB classifiers).
     base_estimator : classifier or None, default=None
         If given, one clone of it is fitted per label instead of the Naive Bayes path.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Attributes
     ----------
@@ -49,10 +52,11 @@ class BinaryRelevance(AdditiveLabelNB):
            [0, 1]])
     """
 
-    def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None):
+    def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None, missing="error"):
         self.events = events
         self.prior_alpha = prior_alpha
         self.base_estimator = base_estimator
+        self.missing = missing
 
     # ---- generic path -----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):

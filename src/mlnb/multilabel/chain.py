@@ -51,6 +51,9 @@ class ClassifierChain(AdditiveLabelNB):
         If given, a chain of its clones (generic path, greedy inference only).
     random_state : int, RandomState or None, default=None
         Used by ``order="random"``.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Examples
     --------
@@ -82,6 +85,7 @@ class ClassifierChain(AdditiveLabelNB):
         label_alpha=1.0,
         base_estimator=None,
         random_state=None,
+        missing="error",
     ):
         self.events = events
         self.order = order
@@ -91,6 +95,7 @@ class ClassifierChain(AdditiveLabelNB):
         self.label_alpha = label_alpha
         self.base_estimator = base_estimator
         self.random_state = random_state
+        self.missing = missing
 
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):

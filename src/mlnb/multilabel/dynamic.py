@@ -48,6 +48,9 @@ class DynamicChain(MultiLabelNB):
         As :class:`ClassifierChain`.
     random_state : int, RandomState or None, default=None
         The train/validation split and the folds of the beta search.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Attributes
     ----------
@@ -70,6 +73,7 @@ class DynamicChain(MultiLabelNB):
         prior_alpha=0.0,
         label_alpha=1.0,
         random_state=None,
+        missing="error",
     ):
         self.events = events
         self.beta = beta
@@ -79,6 +83,7 @@ class DynamicChain(MultiLabelNB):
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
         self.random_state = random_state
+        self.missing = missing
 
     def _dynamic(self):
         return is_local_f1(self.order)

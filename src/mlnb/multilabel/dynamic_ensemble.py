@@ -40,7 +40,7 @@ from ._base import MultiLabelNB
 from ._feature_selection import cfs_masks
 from ._labels import binary_classes, check_label_matrix, resolve_order
 from ._members import members_of
-from ._neighbourhood import validation_mask
+from ._neighbourhood import fill_missing, validation_mask
 from ._orders import BETAS, is_local_f1, resolve_orders, search_beta
 from ._weka_cfs import weka_cfs_masks
 
@@ -125,6 +125,9 @@ class DynamicChainEnsemble(MultiLabelNB):
     prior_alpha, label_alpha : float
         As :class:`ClassifierChain`.
     random_state : int, RandomState or None, default=None
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Attributes
     ----------
@@ -163,6 +166,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         prior_alpha=0.0,
         label_alpha=1.0,
         random_state=None,
+        missing="error",
     ):
         self.n_chains = n_chains
         self.base = base
@@ -179,6 +183,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
         self.random_state = random_state
+        self.missing = missing
 
     def _dynamic(self):
         return is_local_f1(self.order)
@@ -272,6 +277,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         if self.feature_selection is None:
             return None
         select = _SELECTIONS[self.feature_selection]
+        X = fill_missing(X, X)[0]  # correlations of missing entries at the feature's mean
         return select(X, Y, keep * weight[:, None], max_features=int(self.max_features), rng=rng)
 
     def _search_beta(self, X, Y, sample_weight, weight, rng, members):

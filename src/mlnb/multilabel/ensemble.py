@@ -62,6 +62,9 @@ class EnsembleClassifierChains(MultiLabelNB):
         If given, K generic chains of its clones (no shared pass).
     random_state : int, RandomState or None, default=None
         Orders and samples; the same seed gives the same ensemble.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Notes
     -----
@@ -85,6 +88,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         label_alpha=1.0,
         base_estimator=None,
         random_state=None,
+        missing="error",
     ):
         self.n_chains = n_chains
         self.events = events
@@ -97,6 +101,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         self.label_alpha = label_alpha
         self.base_estimator = base_estimator
         self.random_state = random_state
+        self.missing = missing
 
     _parameter_constraints: ClassVar[dict] = {
         **NB_CONSTRAINTS,
@@ -156,7 +161,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         membership = self._sample_weights(X.shape[0], sampler, online=online)
         # Groups: chain k's labels are k*L .. k*L+L-1; its sample (all its rows) is K*L+k.
         events = self.event_model()
-        prepared = events.prepare(X, caller=type(self).__name__)
+        prepared = events.prepare_observed(X, caller=type(self).__name__)
         features = GroupStats.from_member_labels(
             prepared, Y, membership, weight, second_moments=events.second_moments
         )

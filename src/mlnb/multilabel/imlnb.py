@@ -119,6 +119,9 @@ class IMLNB(AdditiveLabelNB):
     label_alpha : float, default=1.0
         Smoothing of the label features, ``P(y_j = 1 | y_k = v) = (C + a) / (N_v + 2a)``
         (1: Laplace, eq. 23).
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Attributes
     ----------
@@ -179,6 +182,7 @@ class IMLNB(AdditiveLabelNB):
         max_iter=10,
         prior_alpha=0.0,
         label_alpha=1.0,
+        missing="error",
     ):
         self.events = events
         self.threshold = threshold
@@ -187,6 +191,7 @@ class IMLNB(AdditiveLabelNB):
         self.max_iter = max_iter
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
+        self.missing = missing
 
     _parameter_constraints: ClassVar[dict] = {
         **NB_CONSTRAINTS,

@@ -110,6 +110,9 @@ class NaiBX(AdditiveLabelNB):
         and ``P(Y' | Y)`` (paper eq. 11: alpha = 1). 0 gives maximum-likelihood estimates:
         then a pair of labels never seen together is never chosen together unless no other
         label is left.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Attributes
     ----------
@@ -180,10 +183,11 @@ class NaiBX(AdditiveLabelNB):
     array([[0, 0, 1]])
     """
 
-    def __init__(self, *, events="gaussian", fixed_size=None, prior_alpha=1.0):
+    def __init__(self, *, events="gaussian", fixed_size=None, prior_alpha=1.0, missing="error"):
         self.events = events
         self.fixed_size = fixed_size
         self.prior_alpha = prior_alpha
+        self.missing = missing
 
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -238,7 +242,7 @@ class NaiBX(AdditiveLabelNB):
         self._check_alpha()
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self.event_model() if first_call else self.events_
-        prepared = events.prepare(X, caller=type(self).__name__)
+        prepared = events.prepare_observed(X, caller=type(self).__name__)
         batch = self._batch_statistics(prepared, Y, weight, events)
         if not first_call:  # sizes seen in one of them only get empty groups in the other
             batch = self._statistics_so_far().merge(NamedStats(**batch)).parts
@@ -263,7 +267,7 @@ class NaiBX(AdditiveLabelNB):
 
     def _named_statistics(self, events, X, Y, weight):
         """The four statistics of validated rows, named as the fitted attributes."""
-        prepared = events.prepare(X, caller=type(self).__name__)
+        prepared = events.prepare_observed(X, caller=type(self).__name__)
         return NamedStats(**self._batch_statistics(prepared, Y, weight, events))
 
     def from_statistics(self, stats, *, n_features=None):
@@ -334,7 +338,7 @@ class NaiBX(AdditiveLabelNB):
         y = Y.astype(np.float64).ravel()
         if not (np.all(np.isfinite(x)) and np.all((y == 0) | (y == 1))):
             return False
-        x = self.events_.prepare(x, caller=type(self).__name__).ravel()
+        x = self.events_.prepare_observed(x, caller=type(self).__name__).ravel()
         labels = np.flatnonzero(y)
         size = len(labels)
         if size >= self.size_stats_.n_groups:
@@ -443,7 +447,7 @@ class NaiBX(AdditiveLabelNB):
         """``log P(M = m) + sum_i log p(x_i | m)`` of f0 over the stored sizes; -inf if unseen."""
         groups = model["size_groups"]
         joint = np.full((X.shape[0], self.size_stats_.n_groups), -np.inf)
-        joint[:, groups] = self.events_.score(model["size_params"], X)
+        joint[:, groups] = self.events_.score_observed(model["size_params"], X)
         joint[:, groups] += model["log_size_prior"][groups]
         return joint
 
@@ -490,7 +494,7 @@ class NaiBX(AdditiveLabelNB):
         order = np.argsort(-sizes, kind="stable")
         sorted_sizes = sizes[order]
         # Terms that do not depend on the step: log P(y) + sum_i log p(x_i | y) + log P(m | y).
-        score = self.events_.score(model["label_params"], prepared[order])
+        score = self.events_.score_observed(model["label_params"], prepared[order])
         score += model["log_label_prior"]
         score += model["log_size_given_label"][np.minimum(sorted_sizes, self.size_stats_.n_groups)]
         score[:, unseen] = -np.inf

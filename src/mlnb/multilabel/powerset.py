@@ -70,13 +70,11 @@ class _PowersetEnsemble(MultiLabelEstimator):
     @atomic
     def _partial_fit(self, X, Y, sample_weight):
         first_call = not hasattr(self, "stats_")
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, reset=first_call, ensure_all_finite=True
-        )
+        X = self._validate_X(X, reset=first_call)
         Y = check_label_matrix(Y, X.shape[0], n_labels=None if first_call else self.n_labels_)
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self.event_model()
-        prepared = events.prepare(X, caller=type(self).__name__)
+        prepared = events.prepare_observed(X, caller=type(self).__name__)
         if first_call:
             subsets = self._subsets(Y.shape[1], check_random_state(self.random_state))
             old_stats, old_sets = [None] * len(subsets), [[] for _ in subsets]
@@ -138,12 +136,12 @@ class _PowersetEnsemble(MultiLabelEstimator):
         """Per subset: (labels of the subset, P(label = 1 | x) for them, predicted 0/1)."""
         check_is_fitted(self, "subsets_")
         if self.base_estimator is None:
-            X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-            prepared = self.events_.prepare(X, caller=type(self).__name__)
+            X = self._validate_X(X, reset=False)
+            prepared = self.events_.prepare_observed(X, caller=type(self).__name__)
             for subset, params, prior, sets in zip(
                 self.subsets_, self._params, self._log_priors, self.label_sets_, strict=True
             ):
-                joint = self.events_.score(params, prepared) + prior
+                joint = self.events_.score_observed(params, prepared) + prior
                 posterior = np.exp(log_normalise(joint))
                 yield subset, posterior @ sets, sets[np.argmax(joint, axis=1)]
             return
@@ -184,15 +182,19 @@ class LabelPowerset(_PowersetEnsemble):
         Pseudo-count of each label-set class in the class prior.
     base_estimator : classifier or None, default=None
         Any multi-class classifier instead of the Naive Bayes path.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
     """
 
     threshold = 0.5
     random_state = None
 
-    def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None):
+    def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None, missing="error"):
         self.events = events
         self.prior_alpha = prior_alpha
         self.base_estimator = base_estimator
+        self.missing = missing
 
     def _subsets(self, n_labels, rng):
         return [np.arange(n_labels)]
@@ -213,6 +215,9 @@ class RAkEL(_PowersetEnsemble):
     events, prior_alpha, base_estimator
         As in :class:`LabelPowerset`.
     random_state : int, RandomState or None, default=None
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
     """
 
     def __init__(
@@ -226,6 +231,7 @@ class RAkEL(_PowersetEnsemble):
         prior_alpha=0.0,
         base_estimator=None,
         random_state=None,
+        missing="error",
     ):
         self.k = k
         self.n_subsets = n_subsets
@@ -235,6 +241,7 @@ class RAkEL(_PowersetEnsemble):
         self.prior_alpha = prior_alpha
         self.base_estimator = base_estimator
         self.random_state = random_state
+        self.missing = missing
 
     def _subsets(self, n_labels, rng):
         k = int(self.k)
