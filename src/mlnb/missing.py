@@ -49,6 +49,7 @@ def validate_rows(estimator, X, *, reset=None, missing=None):
     scikit-learn's ValueError with what to do about it appended.
     """
     finite = True if missing is None else allow_nan(missing)
+    X = _coded_frame(estimator, X, reset, missing)
     try:
         if reset is None:
             return check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=finite)
@@ -72,6 +73,39 @@ def validate_rows(estimator, X, *, reset=None, missing=None):
             "estimator with missing='ignore'"
         )
         raise ValueError(f"Input X contains NaN (missing values); {hint}") from None
+
+
+def _coded_frame(estimator, X, reset, missing):
+    """A DataFrame's nominal columns (categorical, object, bool) as codes.
+
+    At a fit (``reset``) the labels are learnt and kept with the column types
+    (``feature_categories_``, ``column_types_``: what ``events="auto"`` reads); later rows
+    are coded with them (a new label is an error, or a missing entry with
+    ``missing="ignore"``). A frame of numbers and anything else is returned as it is.
+    """
+    if reset:
+        vars(estimator).pop("feature_categories_", None)
+        vars(estimator).pop("column_types_", None)
+    if not (hasattr(X, "columns") and hasattr(X, "dtypes")):
+        return X
+    import pandas as pd
+
+    from .events.auto import encode_frame, frame_to_array
+
+    categories = vars(estimator).get("feature_categories_")
+    if reset or reset is None:
+        if all(
+            pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t) for t in X.dtypes
+        ):
+            return X
+        values, column_types, categories = frame_to_array(X)
+        if reset:
+            estimator.feature_categories_, estimator.column_types_ = categories, column_types
+    elif categories is not None:
+        values = encode_frame(X, categories, unknown="nan" if missing == "ignore" else "error")
+    else:
+        return X
+    return pd.DataFrame(values, columns=X.columns, index=X.index)
 
 
 def has_missing(X) -> bool:

@@ -40,6 +40,7 @@ from .events import (
     Mixed,
     Multinomial,
 )
+from .events.auto import RULES, Auto, estimator_events, is_rule
 from .events.categorical import check_pseudo_count, log_categorical, log_normalise
 from .missing import MISSING_OPTIONS, validate_rows
 from .stats import GroupStats, one_hot
@@ -90,7 +91,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         "priors": ["array-like", None],
         "prior_alpha": [_NON_NEGATIVE],
         "force_alpha": ["boolean"],
-        "blocks": [list, None],
+        "blocks": [list, None, StrOptions(set(RULES)), Auto],
         "norm": ["boolean"],
         "min_categories": [Integral, "array-like", None],
         "max_categories": [Interval(Integral, 2, None, closed="left")],
@@ -101,8 +102,12 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     _discrete = False
 
     # ---- what subclasses define -------------------------------------------------------
-    def event_model(self):
-        """The event model of this classifier's hyper-parameters (a new object)."""
+    def event_model(self, X=None):
+        """The event model of this classifier's hyper-parameters (a new object).
+
+        ``X``: the first fit's rows, from which a rule (``MixedNB(blocks="auto")``) chooses
+        the model; other classifiers ignore it.
+        """
         raise NotImplementedError
 
     def _prior_alpha(self):
@@ -227,9 +232,9 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     def _accumulate(self, X, index, classes, sample_weight):
         """Add validated rows with class indices ``index`` into ``classes``."""
         self._check_hyper_parameters()
-        events = self.event_model()
-        batch = self._batch_statistics(events, X, index, len(classes), sample_weight)
         fitted = hasattr(self, "stats_")
+        events = self.event_model(None if fitted else X)
+        batch = self._batch_statistics(events, X, index, len(classes), sample_weight)
         stats = self.stats_.copy().merge(batch) if fitted else batch
         self._set_statistics(classes, stats, events)
         return self
@@ -422,7 +427,7 @@ class GaussianNB(_BaseNB):
         self.prior_alpha = prior_alpha
         self.missing = missing
 
-    def event_model(self):
+    def event_model(self, X=None):
         return Gaussian(var_smoothing=self.var_smoothing)
 
     def _given_prior(self):
@@ -550,7 +555,7 @@ class MultinomialNB(_AlphaSmoothed, _BaseNB):
         self.prior_alpha = prior_alpha
         self.missing = missing
 
-    def event_model(self):
+    def event_model(self, X=None):
         return Multinomial(alpha=self.alpha, force_alpha=self.force_alpha)
 
     @property
@@ -619,7 +624,7 @@ class ComplementNB(_AlphaSmoothed, _BaseNB):
         self.norm = norm
         self.missing = missing
 
-    def event_model(self):
+    def event_model(self, X=None):
         return Complement(alpha=self.alpha, norm=self.norm)
 
     def _prior_alpha(self):
@@ -694,7 +699,7 @@ class CategoricalNB(_AlphaSmoothed, _BaseNB):
         self.prior_alpha = prior_alpha
         self.missing = missing
 
-    def event_model(self):
+    def event_model(self, X=None):
         return Categorical(
             alpha=self.alpha,
             min_categories=self.min_categories,
@@ -767,7 +772,7 @@ class BernoulliNB(_AlphaSmoothed, _BaseNB):
         self.prior_alpha = prior_alpha
         self.missing = missing
 
-    def event_model(self):
+    def event_model(self, X=None):
         return Bernoulli(alpha=self.alpha, binarize=self.binarize, force_alpha=self.force_alpha)
 
     @property
@@ -811,7 +816,7 @@ class BayesianMultinomialNB(_BayesianPrior, _BaseNB):
         self.class_prior = class_prior
         self.missing = missing
 
-    def event_model(self):
+    def event_model(self, X=None):
         return BayesianMultinomial(beta=self.beta)
 
 
@@ -844,7 +849,7 @@ class BayesianBernoulliNB(_BayesianPrior, _BaseNB):
         self.class_prior = class_prior
         self.missing = missing
 
-    def event_model(self):
+    def event_model(self, X=None):
         return BayesianBernoulli(a=self.a, b=self.b, binarize=self.binarize)
 
 
@@ -878,7 +883,7 @@ class BayesianGaussianNB(_BayesianPrior, _BaseNB):
         self.class_prior = class_prior
         self.missing = missing
 
-    def event_model(self):
+    def event_model(self, X=None):
         return BayesianGaussian(mu=self.mu, lam=self.lam, a=self.a, b=self.b)
 
 
@@ -887,8 +892,10 @@ class MixedNB(_BaseNB):
 
     Parameters
     ----------
-    blocks : list of (event model or name, columns), default=None
-        As :class:`mlnb.events.Mixed`; None means every column Gaussian.
+    blocks : list of (event model or name, columns), "auto", "weka" or Auto, default=None
+        As :class:`mlnb.events.Mixed`; None means every column Gaussian; a rule chooses
+        each column's model from the training rows (:mod:`mlnb.events.auto`; a DataFrame's
+        categorical, object and bool columns are nominal).
     fit_prior, class_prior, prior_alpha
         As in :class:`MultinomialNB`.
     missing : {"error", "ignore"}, default="error"
@@ -916,6 +923,8 @@ class MixedNB(_BaseNB):
         self.prior_alpha = prior_alpha
         self.missing = missing
 
-    def event_model(self):
+    def event_model(self, X=None):
+        if is_rule(self.blocks):
+            return estimator_events(self, self.blocks, X)
         blocks = self.blocks if self.blocks is not None else [("gaussian", slice(None))]
         return Mixed(blocks=blocks)

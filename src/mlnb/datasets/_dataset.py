@@ -57,6 +57,22 @@ class Dataset:
     def is_sparse(self) -> bool:
         return sp.issparse(self.X)
 
+    @property
+    def column_types(self) -> tuple[str, ...]:
+        """The type of every feature column: ``"nominal"`` (in ``categories``) or
+        ``"numeric"``, for :func:`mlnb.events.auto.resolve` to choose event models by."""
+        return tuple(
+            "nominal" if name in self.categories else "numeric" for name in self.feature_names
+        )
+
+    @property
+    def n_categories(self) -> np.ndarray:
+        """The number of declared values of every nominal feature, 0 for numeric ones
+        (ndarray of int of shape (n_features,))."""
+        return np.array(
+            [len(self.categories.get(name, ())) for name in self.feature_names], dtype=np.int64
+        )
+
     def __len__(self) -> int:
         return self.n_samples
 

@@ -10,10 +10,13 @@ Bayesian (posterior predictive, Xu 2018, eqs. 19-22): :class:`BayesianGaussian`,
 :class:`BayesianMultinomial`, :class:`BayesianBernoulli`; :class:`BayesianCategorical`
 (Dirichlet, asymmetric concentrations). Column blocks: :class:`Mixed`.
 Weka's Gaussian estimator (the Naive Bayes of Trajdos and Kurzynski's dynamic classifier
-chains): :class:`DiscretisedGaussian`.
+chains): :class:`DiscretisedGaussian`. Chosen per column from the data (``events="auto"``,
+``events="weka"``): :mod:`mlnb.events.auto`.
 """
 
+from . import auto
 from ._base import EventModel, Parameters, entrywise_sum, named_models
+from .auto import Auto
 from .bernoulli import BayesianBernoulli, Bernoulli, BernoulliParameters
 from .categorical_model import (
     BayesianCategorical,
@@ -34,6 +37,7 @@ from .multinomial import (
 
 __all__ = [
     "EVENT_MODELS",
+    "Auto",
     "BayesianBernoulli",
     "BayesianCategorical",
     "BayesianGaussian",
@@ -60,6 +64,7 @@ __all__ = [
     "entrywise_sum",
     "make_event_model",
     "named_models",
+    "auto",
     "weka_precision",
 ]
 
@@ -75,6 +80,11 @@ def make_event_model(spec):
     named = named_models()
     if isinstance(spec, str) and spec in named:
         return named[spec]()
+    if auto.is_rule(spec):
+        raise ValueError(
+            f"events={spec!r} is chosen from the training rows: an estimator resolves it at "
+            "fit (its events_), or call mlnb.events.auto.resolve(rule, X) for a model"
+        )
     if isinstance(spec, type) and issubclass(spec, EventModel):
         raise TypeError(
             f"events={spec.__name__} is a class; pass an instance, e.g. {spec.__name__}()"

@@ -36,13 +36,15 @@ def weka_precision(X):
     """Weka's precision of every feature: the mean gap between its distinct sorted values.
 
     ``(max - min) / (number of distinct values - 1)``; 0.01 (Weka's default) for a
-    constant feature. Zeros of a sparse matrix count as values.
+    constant feature. Zeros of a sparse matrix count as values; missing entries (NaN) do
+    not (Weka skips them).
     """
     if sp.issparse(X):
         X = sp.csc_matrix(X)
         precision = np.full(X.shape[1], _WEKA_DEFAULT_PRECISION)
         for column in range(X.shape[1]):  # a loop over features, not samples: once per fit
             values = X.data[X.indptr[column] : X.indptr[column + 1]]
+            values = values[~np.isnan(values)]
             if X.indptr[column + 1] - X.indptr[column] < X.shape[0]:
                 values = np.append(values, 0.0)
             distinct = np.unique(values)
@@ -50,10 +52,13 @@ def weka_precision(X):
                 precision[column] = (distinct[-1] - distinct[0]) / (distinct.size - 1)
         return precision
     X = np.asarray(X, dtype=np.float64)
-    ordered = np.sort(X, axis=0)
+    ordered = np.sort(X, axis=0)  # NaN last: their gaps are NaN, never > 0
     gaps = np.diff(ordered, axis=0)
     distinct_gaps = (gaps > 0).sum(axis=0)
-    span = ordered[-1] - ordered[0] if len(X) else np.zeros(X.shape[1])
+    span = np.zeros(X.shape[1])
+    if distinct_gaps.any():
+        varied = distinct_gaps > 0
+        span[varied] = np.nanmax(X[:, varied], axis=0) - np.nanmin(X[:, varied], axis=0)
     return np.where(distinct_gaps > 0, span / np.maximum(distinct_gaps, 1), _WEKA_DEFAULT_PRECISION)
 
 

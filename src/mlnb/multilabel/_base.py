@@ -25,7 +25,8 @@ from sklearn.utils.validation import (
 )
 
 from .._state import Registered, atomic, check_mergeable
-from ..events import EventModel, make_event_model
+from ..events import EventModel
+from ..events.auto import Auto, estimator_events
 from ..missing import MISSING_OPTIONS, validate_rows
 from ..stats import NamedStats
 from ._label_model import (
@@ -56,7 +57,7 @@ class MultiLabelClassifierMixin(Registered, ClassifierMixin):
 #: Declarative checks of the parameters the Naive Bayes multi-label estimators share
 #: (scikit-learn's ``_parameter_constraints``; a subclass adds its own).
 NB_CONSTRAINTS = {
-    "events": [str, EventModel],
+    "events": [str, EventModel, Auto],
     "prior_alpha": [Interval(Real, 0, None, closed="left")],
     "label_alpha": [Interval(Real, 0, None, closed="left")],
     "base_estimator": [HasMethods(["fit", "predict"]), None],
@@ -68,9 +69,14 @@ NB_CONSTRAINTS = {
 class MultiLabelEstimator(MultiLabelClassifierMixin, BaseEstimator):
     """Base of every multi-label estimator: tags, validation, the event model."""
 
-    def event_model(self):
-        """The event model that ``events`` names (a new object; no fitting needed)."""
-        return make_event_model(self.events)
+    def event_model(self, X=None):
+        """The event model that ``events`` names (a new object; no fitting needed).
+
+        A rule (``"auto"``, ``"weka"``, an :class:`mlnb.events.Auto`) is resolved from the
+        training rows ``X`` (with the column types of a training DataFrame); without X,
+        the fitted model's ``events_`` (its first fit chose it).
+        """
+        return estimator_events(self, self.events, X)
 
     #: How NaN in X is taken (see :mod:`mlnb.missing`); estimators built on event models
     #: take it as the parameter ``missing``, the others refuse NaN.
@@ -117,7 +123,7 @@ class MultiLabelNB(MultiLabelEstimator):
             Y, X.shape[0], n_labels=None if first_call else self.n_labels_, sparse=True
         )
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        events = self.event_model()
+        events = self.event_model(X if first_call else None)
         features, labels = self._statistics(events, X, Y, weight)
         if not first_call:
             features = self.feature_stats_.copy().merge(features)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..events.auto import is_rule
 from ..missing import has_missing
 from ..stats import GroupStats
 from ._inference import dynamic_greedy_search, greedy_search
@@ -95,7 +96,7 @@ class NBMembers(_Members):
     def start(self, X, Y, weight, sample_weight, rng, event_model):
         """Prepare the fit; returns the features and row weights feature selection sees."""
         ensemble = self.ensemble
-        events = event_model()
+        events = event_model(X)
         self.X, self.Y, self.weight = X, Y, weight
         self.prepared = events.prepare_observed(X, caller=type(ensemble).__name__)
         ensemble.events_ = events
@@ -129,7 +130,9 @@ class NBMembers(_Members):
         return scaled, (base > 0).astype(np.int8)
 
     def fold_settings(self):
-        return {}
+        """The inner folds' event model: the one a rule chose from all the training rows."""
+        ensemble = self.ensemble
+        return {"events": ensemble.events_} if is_rule(ensemble.events) else {}
 
     def model(self, member):
         """Feature parameters, prior log-odds and label-pair terms of one member."""

@@ -16,6 +16,7 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from ..events.auto import is_rule
 from ._base import MultiLabelNB
 from ._inference import dynamic_greedy_search, greedy_search
 from ._labels import check_label_matrix, resolve_order
@@ -115,7 +116,7 @@ class DynamicChain(MultiLabelNB):
         for attribute in ("feature_stats_", "label_stats_", "n_labels_"):
             self.__dict__.pop(attribute, None)
         self._validate_params()
-        events = self.event_model()
+        events = self.event_model(X)
         # the statistics of the training part, from the X validated above (its feature
         # names kept): no second validation
         labels = check_label_matrix(Y[train], sparse=True)
@@ -151,6 +152,8 @@ class DynamicChain(MultiLabelNB):
 
         def fold_labels(train, test):
             inner = clone(self).set_params(beta=1.0, random_state=0)
+            if is_rule(self.events):  # the model chosen from all the training rows
+                inner.set_params(events=self.events_)
             inner.fit(X[train], Y[train], sample_weight=weight[train])
             for beta in BETAS:  # the fitted chain serves every width
                 inner.beta_ = float(beta)

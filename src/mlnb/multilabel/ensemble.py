@@ -160,7 +160,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         sampler = _batch_generator(rng, X) if online else rng
         membership = self._sample_weights(X.shape[0], sampler, online=online)
         # Groups: chain k's labels are k*L .. k*L+L-1; its sample (all its rows) is K*L+k.
-        events = self.event_model()
+        events = self.event_model(X if first_call else None)
         prepared = events.prepare_observed(X, caller=type(self).__name__)
         features = GroupStats.from_member_labels(
             prepared, Y, membership, weight, second_moments=events.second_moments

@@ -73,7 +73,7 @@ class _PowersetEnsemble(MultiLabelEstimator):
         X = self._validate_X(X, reset=first_call)
         Y = check_label_matrix(Y, X.shape[0], n_labels=None if first_call else self.n_labels_)
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        events = self.event_model()
+        events = self.event_model(X if first_call else None)
         prepared = events.prepare_observed(X, caller=type(self).__name__)
         if first_call:
             subsets = self._subsets(Y.shape[1], check_random_state(self.random_state))
