@@ -112,6 +112,11 @@ def expected_failures(estimator):
         )
         failures["check_classifiers_one_label_sample_weights"] = refused
         failures["check_all_zero_sample_weights_error"] = refused
+    if isinstance(estimator, NaiBX):
+        failures["check_classifier_multioutput"] = (
+            "NaiBX predicts a set by its cascade (size first, then labels); predict_proba is "
+            "the size-weighted first step, whose 0.5 threshold need not give that set"
+        )
     if isinstance(estimator, KNNChain):
         failures["check_classifiers_multilabel_output_format_predict_proba"] = (
             "predict_proba is the share of the R neighbours voting 1 (Trajdos and Kurzynski, "
@@ -146,7 +151,7 @@ def test_fit_returns_self_and_leaves_parameters_alone(estimator, data):
 
 
 def scores(model, X):
-    """predict_proba where the estimator has it (NaiBX predicts label sets only)."""
+    """predict_proba where the estimator has it, else its label sets."""
     return model.predict_proba(X) if hasattr(model, "predict_proba") else model.predict(X)
 
 

@@ -438,3 +438,43 @@ def test_bad_input_raises_and_leaves_the_model_unchanged(rows):
     assert not hasattr(fresh, "feature_stats_")
     with pytest.raises(ValueError, match="only 0 and 1"):
         NaiBX(events=Bernoulli(binarize=None)).fit(X, Y)
+
+
+# ---- predict_proba --------------------------------------------------------------------------
+def test_predict_proba_on_single_label_data_is_the_multiclass_posterior():
+    from mlnb import GaussianNB
+
+    rng = np.random.default_rng(0)
+    classes = rng.integers(0, 3, 200)
+    X = rng.normal(size=(200, 4)) + classes[:, None]
+    model = NaiBX(prior_alpha=0.0).fit(X, np.eye(3, dtype=int)[classes])
+    expected = GaussianNB().fit(X, classes).predict_proba(X)
+    np.testing.assert_allclose(model.predict_proba(X), expected, atol=1e-12)
+
+
+def test_predict_proba_weighs_the_first_step_by_the_size():
+    rng = np.random.default_rng(1)
+    Y = (rng.random((150, 4)) < 0.4).astype(int)
+    X = rng.normal(size=(150, 3)) + Y @ rng.normal(size=(4, 3))
+    model = NaiBX().fit(X, Y)
+    proba = model.predict_proba(X)
+    assert proba.shape == Y.shape and proba.min() >= 0 and proba.max() <= 1
+    expected_size = model.predict_size_proba(X) @ np.arange(5)
+    assert np.all(proba.sum(axis=1) <= expected_size + 1e-12)
+    one = NaiBX(fixed_size=1).fit(X, Y).predict_proba(X)  # m pi never exceeds 1
+    np.testing.assert_allclose(one.sum(axis=1), 1.0)
+    # the label ranked first is the cascade's first choice
+    steps = NaiBX(fixed_size=1).fit(X, Y).predict_steps(X)
+    np.testing.assert_array_equal(np.argmax(one, axis=1), steps.labels[:, 0])
+
+
+def test_scikit_learn_scorers_take_naibx():
+    from sklearn.metrics import average_precision_score, get_scorer
+
+    rng = np.random.default_rng(2)
+    Y = (rng.random((120, 3)) < 0.4).astype(int)
+    X = rng.normal(size=(120, 3)) + Y @ rng.normal(size=(3, 3)) * 2
+    model = NaiBX().fit(X, Y)
+    score = get_scorer("average_precision")(model, X, Y)
+    assert score == pytest.approx(average_precision_score(Y, model.predict_proba(X)))
+    assert score > Y.mean() + 0.2  # better than ranking at random

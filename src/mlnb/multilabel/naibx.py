@@ -241,7 +241,7 @@ class NaiBX(AdditiveLabelNB):
         self._check_fixed_size(Y.shape[1])
         self._check_alpha()
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        events = self.event_model() if first_call else self.events_
+        events = self.event_model(X) if first_call else self.events_
         prepared = events.prepare_observed(X, caller=type(self).__name__)
         batch = self._batch_statistics(prepared, Y, weight, events)
         if not first_call:  # sizes seen in one of them only get empty groups in the other
@@ -548,6 +548,46 @@ class NaiBX(AdditiveLabelNB):
             0/1 indicator of the predicted sets.
         """
         return self._cascade(X, sizes, with_proba=False)[3].astype(int)
+
+    def predict_proba(self, X):
+        """The probability of each label being in the row's set, shape (n_samples, n_labels).
+
+        NaiBX predicts a set, and the cascade's marginals have no closed form; this is the
+        size-weighted first step of the cascade (eq. 9 at its first choice)::
+
+            P(y in S | x) = sum_m P(M = m | x) min(1, m pi_m(y | x)),
+            pi_m(y | x) proportional to P(y) p(x | y) P(M = m | y),
+
+        so that the probabilities of a row sum to its expected size ``E[M | x]`` unless a
+        term is clipped at 1. It ranks labels as the cascade's first choice does (for
+        ranking metrics and scikit-learn's scorers); :meth:`predict` is the cascade's set,
+        not a threshold of these. On single-label data with ``prior_alpha=0`` it is the
+        multi-class Naive Bayes posterior.
+        """
+        model = self._model()
+        prepared = self._prepared(X)
+        n_samples, n_labels = prepared.shape[0], self.n_labels_
+        base = self.events_.score_observed(model["label_params"], prepared)
+        base += model["log_label_prior"]
+        base[:, ~model["seen_labels"]] = -np.inf
+        if self.fixed_size is not None:
+            sizes, weights = np.array([self.fixed_size]), np.ones((n_samples, 1))
+        else:
+            joint = self._size_joint(prepared, model)
+            sizes = np.arange(joint.shape[1])
+            weights = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+        table, last = model["log_size_given_label"], self.size_stats_.n_groups
+        proba = np.zeros((n_samples, n_labels))
+        for column, size in enumerate(sizes):  # a loop over the sizes seen, not rows
+            weight = weights[:, column]
+            if size == 0 or not weight.any():
+                continue
+            first = base + table[min(size, last)]
+            norm = logsumexp(first, axis=1, keepdims=True)
+            with np.errstate(invalid="ignore"):
+                pi = np.where(np.isfinite(norm), np.exp(first - norm), 1.0 / n_labels)
+            proba += weight[:, None] * np.minimum(1.0, size * pi)
+        return proba
 
     def predict_steps(self, X, sizes=None):
         """The cascade's choices and their normalised probabilities (eq. 9), step by step.
