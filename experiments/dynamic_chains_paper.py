@@ -74,10 +74,12 @@ import pandas as pd  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from sklearn.model_selection import KFold  # noqa: E402
+from sklearn.preprocessing import OneHotEncoder  # noqa: E402
 
 from mlnb.datasets import describe, load_dataset  # noqa: E402
 from mlnb.evaluation import compare  # noqa: E402
-from mlnb.events import Bernoulli, DiscretisedGaussian, Gaussian, weka_precision  # noqa: E402
+from mlnb.events import Gaussian  # noqa: E402
+from mlnb.events.auto import resolve  # noqa: E402
 from mlnb.metrics import METRIC_SETS, METRICS  # noqa: E402
 from mlnb.multilabel import OOCC, EnsembleClassifierChains, GeneticChainEnsemble, KNNChain  # noqa: E402
 
@@ -185,15 +187,9 @@ QUICK_DATASETS = ["emotions", "sf2", "medical"]
 
 
 def _one_hot(X):
-    """Nominal codes to 0/1 columns: one per observed value, one column for two values."""
-    columns = []
-    for j in range(X.shape[1]):
-        values = np.unique(X[:, j])
-        if len(values) <= 2:
-            columns.append((X[:, [j]] == values[-1]).astype(float))
-        else:
-            columns.append((X[:, [j]] == values[None, :]).astype(float))
-    return np.hstack(columns)
+    """Nominal codes to 0/1 columns (Weka's NominalToBinary): one per observed value, one
+    column for two values."""
+    return OneHotEncoder(drop="if_binary", sparse_output=False).fit_transform(X)
 
 
 def load(name, data_dir=None):
@@ -272,12 +268,12 @@ PAPER_METHODS = {
 
 
 def weka_events(dataset, X_train):
-    """Weka NaiveBayes's estimators for a set: Laplace-smoothed discrete estimators for
-    nominal 0/1 attributes (Bernoulli, alpha = 1), else the NormalEstimator at the
-    precision of the training rows (:class:`~mlnb.events.DiscretisedGaussian`)."""
-    if DATASETS[dataset].nominal:
-        return Bernoulli(alpha=1.0)
-    return DiscretisedGaussian(precision=weka_precision(X_train))
+    """Weka NaiveBayes's estimators for a set (mlnb's ``events="weka"`` rule) chosen once
+    from the training rows: the Laplace discrete estimator of the nominal attributes (0/1
+    after NominalToBinary), else the NormalEstimator at the training rows' precision."""
+    nominal = DATASETS[dataset].nominal
+    column_types = ["nominal"] * X_train.shape[1] if nominal else None
+    return resolve("weka", X_train, column_types)
 
 
 def make_method(name, seed, dataset=None, X_train=None):
