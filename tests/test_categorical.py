@@ -104,7 +104,9 @@ def test_prepare_one_hot_encodes_with_category_zero_as_reference():
         dtype=float,
     )
     assert model.prepared_width(4) == 6 and model.input_width(6) == 4
-    np.testing.assert_array_equal(model.prepare(X), expected)
+    dense = model.prepare(X)  # a one-hot: CSR for dense input too
+    assert sp.issparse(dense) and dense.nnz == int(expected.sum())
+    np.testing.assert_array_equal(dense.toarray(), expected)
     sparse = sp.csr_matrix(X)
     sparse.data[0] = 0.0  # an explicit zero: code 0, no entry
     prepared = model.prepare(sparse)

@@ -162,7 +162,9 @@ def test_silenced_features_carry_no_evidence(model, sparse):
     stats = GroupStats.from_data(prepared, Y, second_moments=model.second_moments)
     positive, negative = model.estimate(stats), model.estimate(stats.complement())
     selected = np.array([True, False, True, True, False, False])
-    mask = np.tile(model.prepare(selected[None, :].astype(float)) != 0, (3, 1))  # prepared order
+    chosen = model.prepare(selected[None, :].astype(float))  # the prepared order
+    chosen = chosen.toarray() if sp.issparse(chosen) else chosen
+    mask = np.tile(chosen != 0, (3, 1))
     quiet = model.silence(positive, negative, mask)
     changed = X.copy()
     changed[:, ~selected] = rng.poisson(4.0, size=(50, (~selected).sum()))

@@ -42,7 +42,7 @@ from .events import (
 )
 from .events.auto import RULES, Auto, estimator_events, is_rule
 from .events.categorical import check_pseudo_count, log_categorical, log_normalise
-from .missing import MISSING_OPTIONS, validate_rows
+from .missing import MISSING_OPTIONS, prepare_rows, score_rows, validate_rows
 from .stats import GroupStats, one_hot
 
 __all__ = [
@@ -242,7 +242,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     def _batch_statistics(self, events, X, index, n_classes, sample_weight):
         """Statistics of validated rows X with class indices ``index`` (0..n_classes-1)."""
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        prepared = events.prepare_observed(X, caller=type(self).__name__)
+        prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
         return GroupStats.from_data(
             prepared,
             one_hot(index, n_classes),
@@ -344,8 +344,8 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, X):
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        prepared = self.events_.prepare_observed(X, caller=type(self).__name__)
-        log_likelihood = self.events_.score_observed(self.params_, prepared)
+        prepared = prepare_rows(self.events_, X, self.missing, caller=type(self).__name__)
+        log_likelihood = score_rows(self.events_, self.params_, prepared, self.missing)
         return log_likelihood + self.class_log_prior_[None, :]
 
     def predict_joint_log_proba(self, X):

@@ -503,11 +503,19 @@ class GroupStats:
                 if sp.issparse(groups)
                 else groups * w[:, None]
             )
-        X, missing = split_missing(X)
         count = _as_dense(groups.sum(axis=0)).ravel()
         sums = _product_T(groups, X)
         # Every row in exactly one group: the totals follow from the groups.
         total_sums = sums.sum(axis=0) if partition else _product_T(w[:, None], X).ravel()
+        missing = None
+        if np.isnan(total_sums).any() or np.isnan(sums).any():
+            # Missing entries (NaN) reach the sums of every group and feature they concern
+            # (NaN times a weight of 0 is NaN in a dense product; a sparse product skips
+            # only rows of no group and weight 0, whose entries count nowhere): found here
+            # without a pass over X, and only then split out and summed again.
+            X, missing = split_missing(X)
+            sums = _product_T(groups, X)
+            total_sums = sums.sum(axis=0) if partition else _product_T(w[:, None], X).ravel()
         observed = total_observed = None
         if missing is not None:  # rows whose entry is observed: all rows but the missing
             observed = count[:, None] - _product_T(groups, missing)

@@ -249,7 +249,10 @@ class _DirichletCategorical(EventModel):
     def prepare(self, X, *, caller="this model"):
         """Check the codes and one-hot encode them (category 0 the reference, no column).
 
-        Dense X gives a dense array, sparse X a CSR matrix, of ``prepared_width`` columns.
+        A CSR matrix of ``prepared_width`` columns, one entry per non-zero code, for dense
+        and sparse X alike: a feature of K codes has K - 1 columns of which at most one is
+        1, so that the one-hot is sparse and its products are (on scene's 294 features in
+        5 codes, dense against CSR: predict 85 against 24 ms).
         """
         n_samples, n_features = X.shape
         layout = _Layout(self._codes(n_features))
@@ -265,13 +268,12 @@ class _DirichletCategorical(EventModel):
         self._check_codes(values, columns, layout.codes, caller, X if rows is None else rows)
         prepared_columns = layout.start[columns] + values.astype(np.int64) - 1
         if rows is None:
-            return sp.csr_matrix(
-                (np.ones(len(values)), prepared_columns, X.indptr.copy()),
-                shape=(n_samples, layout.width),
-            )
-        out = np.zeros((n_samples, layout.width))
-        out[rows, prepared_columns] = 1.0
-        return out
+            indptr = X.indptr.copy()
+        else:  # np.nonzero lists the entries row by row, columns increasing
+            indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n_samples))])
+        return sp.csr_matrix(
+            (np.ones(len(values)), prepared_columns, indptr), shape=(n_samples, layout.width)
+        )
 
     def _check_codes(self, values, columns, codes, caller, rows):
         """A ValueError naming the first value that is not a code of the layout."""

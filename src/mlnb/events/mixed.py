@@ -85,9 +85,17 @@ class Mixed(EventModel):
     def prepare(self, X, *, caller="this model"):
         layout = self._layout(X.shape[1])
         parts = [model.prepare(X[:, indices], caller=caller) for model, indices, _ in layout]
-        if any(sp.issparse(part) for part in parts):
+        sparse = [sp.issparse(part) for part in parts]
+        if sp.issparse(X) or all(sparse):
             return sp.hstack(parts, format="csr")
-        return np.hstack(parts)
+        # dense rows stay dense beside dense blocks (e.g. a categorical one-hot beside
+        # Gaussian columns, whose dense arithmetic is the faster)
+        return np.hstack(
+            [
+                part.toarray() if is_sparse else part
+                for part, is_sparse in zip(parts, sparse, strict=True)
+            ]
+        )
 
     @property
     def keeps_width(self):

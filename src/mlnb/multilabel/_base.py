@@ -27,7 +27,7 @@ from sklearn.utils.validation import (
 from .._state import Registered, atomic, check_mergeable
 from ..events import EventModel
 from ..events.auto import Auto, estimator_events
-from ..missing import MISSING_OPTIONS, validate_rows
+from ..missing import MISSING_OPTIONS, prepare_rows, validate_rows
 from ..stats import NamedStats
 from ._label_model import (
     feature_log_odds,
@@ -134,7 +134,7 @@ class MultiLabelNB(MultiLabelEstimator):
 
     def _statistics(self, events, X, Y, weight):
         """(feature statistics, label statistics or None) of validated rows."""
-        prepared = events.prepare_observed(X, caller=type(self).__name__)
+        prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
         return label_statistics(prepared, Y, weight, events, with_labels=self._uses_label_pairs)
 
     def _install(self, features, labels, events=None):
@@ -165,7 +165,7 @@ class MultiLabelNB(MultiLabelEstimator):
     def _prepared(self, X):
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        return self.events_.prepare_observed(X, caller=type(self).__name__)
+        return prepare_rows(self.events_, X, self.missing, caller=type(self).__name__)
 
     def _independent_log_odds(self, X, *, validated=False):
         """``log P(y_l = 1 | x) - log P(y_l = 0 | x)`` of every label alone, (n x L).
@@ -173,11 +173,15 @@ class MultiLabelNB(MultiLabelEstimator):
         ``validated``: X has passed this estimator's validation already (inside fit).
         """
         if validated:
-            prepared = self.events_.prepare_observed(X, caller=type(self).__name__)
+            prepared = prepare_rows(self.events_, X, self.missing, caller=type(self).__name__)
         else:
             prepared = self._prepared(X)
         odds = feature_log_odds(
-            self.events_, self.feature_stats_, prepared, params=self._feature_params
+            self.events_,
+            self.feature_stats_,
+            prepared,
+            params=self._feature_params,
+            missing=self.missing,
         )
         return odds + self.prior_log_odds_[None, :]
 

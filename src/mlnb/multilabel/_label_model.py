@@ -20,6 +20,7 @@ import numpy as np
 
 from ..events import Bernoulli
 from ..events.categorical import check_pseudo_count
+from ..missing import score_ratio_rows
 from ..stats import GroupStats
 
 __all__ = ["feature_log_odds", "label_log_odds", "label_statistics", "log_prior_odds"]
@@ -45,15 +46,16 @@ def log_prior_odds(count, total, alpha):
         return np.log(count + alpha) - np.log(total - count + alpha)
 
 
-def feature_log_odds(events, features, X, *, params=None):
+def feature_log_odds(events, features, X, *, params=None, missing=None):
     """``log p(x | y_l = 1) - log p(x | y_l = 0)`` for every row and label, (n x L).
 
-    ``params`` may carry cached ``(positive, negative)`` event-model parameters.
+    ``params`` may carry cached ``(positive, negative)`` event-model parameters;
+    ``missing`` is the estimator's option (``"ignore"``: NaN entries of X add nothing).
     """
     if params is None:
         params = feature_parameters(events, features)
     positive, negative = params
-    return events.score_ratio_observed(positive, negative, X)
+    return score_ratio_rows(events, positive, negative, X, missing)
 
 
 def feature_parameters(events, features, negative=None):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..events.auto import is_rule
-from ..missing import has_missing
+from ..missing import has_missing, prepare_rows
 from ..stats import GroupStats
 from ._inference import dynamic_greedy_search, greedy_search
 from ._knn_members import choose_neighbours, knn_chain_labels, tiled_orders
@@ -98,7 +98,7 @@ class NBMembers(_Members):
         ensemble = self.ensemble
         events = event_model(X)
         self.X, self.Y, self.weight = X, Y, weight
-        self.prepared = events.prepare_observed(X, caller=type(ensemble).__name__)
+        self.prepared = prepare_rows(events, X, ensemble.missing, caller=type(ensemble).__name__)
         ensemble.events_ = events
         ensemble.member_features_, ensemble.member_labels_, ensemble.scales_ = [], [], []
         return self.prepared, weight
@@ -124,7 +124,12 @@ class NBMembers(_Members):
         member = len(ensemble.member_features_) - 1
         scale = feature_scale(self.X[train]) if ensemble.scale else None
         validation_X = self.X[validation]
-        base = self.log_odds(member, ensemble.events_.prepare_observed(validation_X))
+        base = self.log_odds(
+            member,
+            prepare_rows(
+                ensemble.events_, validation_X, ensemble.missing, caller=type(ensemble).__name__
+            ),
+        )
         ensemble.scales_.append(scale)
         scaled = validation_X if scale is None else divide_columns(validation_X, scale)
         return scaled, (base > 0).astype(np.int8)
@@ -156,10 +161,13 @@ class NBMembers(_Members):
         """A member's independent log-odds of every label of ``prepared`` rows, (n x L)."""
         params, prior, _ = self.model(member) if model is None else model
         events = self.ensemble.events_
-        return feature_log_odds(events, None, prepared, params=params) + prior[None, :]
+        missing = self.ensemble.missing
+        return feature_log_odds(events, None, prepared, params=params, missing=missing) + prior
 
     def inputs(self, X):
-        return X, self.ensemble.events_.prepare_observed(X, caller=type(self.ensemble).__name__)
+        return X, prepare_rows(
+            self.ensemble.events_, X, self.ensemble.missing, caller=type(self.ensemble).__name__
+        )
 
     def order_space(self, inputs, member):
         X, scale = inputs[0], self.ensemble.scales_[member]

@@ -24,6 +24,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._state import atomic, check_mergeable
+from ..missing import prepare_rows
 from ..stats import GroupStats
 from ._base import NB_CONSTRAINTS, MultiLabelNB
 from ._generic import check_nb_path
@@ -161,7 +162,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         membership = self._sample_weights(X.shape[0], sampler, online=online)
         # Groups: chain k's labels are k*L .. k*L+L-1; its sample (all its rows) is K*L+k.
         events = self.event_model(X if first_call else None)
-        prepared = events.prepare_observed(X, caller=type(self).__name__)
+        prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
         features = GroupStats.from_member_labels(
             prepared, Y, membership, weight, second_moments=events.second_moments
         )
@@ -295,7 +296,10 @@ class EnsembleClassifierChains(MultiLabelNB):
             if stacked is None:
                 for k in batch:
                     params, prior, (weight, absent) = self._chain_model(k)
-                    base = feature_log_odds(self.events_, None, prepared, params=params) + prior
+                    base = feature_log_odds(
+                        self.events_, None, prepared, params=params, missing=self.missing
+                    )
+                    base += prior
                     yield self._search(base, weight, absent, self.orders_[k], soft)
                 continue
             base, prior, weight, absent = stacked

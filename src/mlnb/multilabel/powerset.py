@@ -16,6 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .._state import atomic, check_mergeable
 from ..events.categorical import check_pseudo_count, log_categorical, log_normalise
+from ..missing import prepare_rows, score_rows
 from ..stats import GroupStats, one_hot
 from ._base import MultiLabelEstimator
 from ._generic import check_nb_path, fit_multiclass, multiclass_predictions
@@ -74,7 +75,7 @@ class _PowersetEnsemble(MultiLabelEstimator):
         Y = check_label_matrix(Y, X.shape[0], n_labels=None if first_call else self.n_labels_)
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self.event_model(X if first_call else None)
-        prepared = events.prepare_observed(X, caller=type(self).__name__)
+        prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
         if first_call:
             subsets = self._subsets(Y.shape[1], check_random_state(self.random_state))
             old_stats, old_sets = [None] * len(subsets), [[] for _ in subsets]
@@ -137,11 +138,11 @@ class _PowersetEnsemble(MultiLabelEstimator):
         check_is_fitted(self, "subsets_")
         if self.base_estimator is None:
             X = self._validate_X(X, reset=False)
-            prepared = self.events_.prepare_observed(X, caller=type(self).__name__)
+            prepared = prepare_rows(self.events_, X, self.missing, caller=type(self).__name__)
             for subset, params, prior, sets in zip(
                 self.subsets_, self._params, self._log_priors, self.label_sets_, strict=True
             ):
-                joint = self.events_.score_observed(params, prepared) + prior
+                joint = score_rows(self.events_, params, prepared, self.missing) + prior
                 posterior = np.exp(log_normalise(joint))
                 yield subset, posterior @ sets, sets[np.argmax(joint, axis=1)]
             return
