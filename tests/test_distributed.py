@@ -28,6 +28,7 @@ from mlnb import (  # noqa: E402
     BayesianMultinomialNB,
     BernoulliNB,
     BinaryRelevance,
+    CategoricalNB,
     ClassifierChain,
     EnsembleClassifierChains,
     GaussianNB,
@@ -36,6 +37,8 @@ from mlnb import (  # noqa: E402
     MultinomialNB,
     RAkEL,
 )
+from mlnb.events import Categorical  # noqa: E402
+from mlnb.naive_bayes import ComplementNB  # noqa: E402
 from mlnb.stats import GroupStats  # noqa: E402
 
 
@@ -80,8 +83,10 @@ def _data(kind, *, seed=0, n_labels=4):
     Y[:, -1] = 0
     Y[RARE_ROWS, -1] = rng.random(RARE_ROWS.stop - RARE_ROWS.start) < 0.3
     signal = np.column_stack([y, Y]).astype(float)
-    if kind == "gaussian":
+    if kind in ("gaussian", "holes"):
         X = rng.normal(size=(n, 6)) + signal @ rng.normal(size=(signal.shape[1], 6)) + 10.0
+        if kind == "holes":  # missing entries (NaN), for missing="ignore"
+            X[rng.random(X.shape) < 0.1] = np.nan
     else:
         X = rng.poisson(1.0 + signal @ rng.random((signal.shape[1], 6)) * 2).astype(float)
     return X, y, Y
@@ -114,7 +119,8 @@ def assert_same_model(got, expected, X_test):
     assert got_stats.keys() == expected_stats.keys()
     assert got_stats, "no statistics found"
     for name, stats in expected_stats.items():
-        for field in ("count", "sums", "m2", "total_count", "total_sums", "total_m2"):
+        fields = ("count", "sums", "m2", "total_count", "total_sums", "total_m2", "observed")
+        for field in fields:
             want, have = getattr(stats, field), getattr(got_stats[name], field)
             if want is None:
                 assert have is None
@@ -138,6 +144,11 @@ SINGLE_LABEL = [
     (BernoulliNB(binarize=1.0), "counts", True),
     (BayesianMultinomialNB(beta=0.3), "counts", True),
     (BayesianBernoulliNB(a=2.0, b=1.0, binarize=1.0), "counts", True),
+    (ComplementNB(alpha=0.5, norm=True), "counts", True),
+    (CategoricalNB(max_categories=64), "counts", False),
+    (CategoricalNB(max_categories=64), "counts", True),
+    (GaussianNB(missing="ignore"), "holes", False),
+    (BernoulliNB(binarize=10.0, missing="ignore"), "holes", True),
 ]
 
 
@@ -162,6 +173,9 @@ MULTI_LABEL = [
         True,
     ),
     (EnsembleClassifierChains(n_chains=3, sample_fraction=1.0, random_state=1), "gaussian", False),
+    (BinaryRelevance(events="complement"), "counts", True),
+    (ClassifierChain(events=Categorical(max_categories=64)), "counts", False),
+    (BinaryRelevance(missing="ignore"), "holes", False),
 ]
 if NaiBX is not None:
     MULTI_LABEL += [(NaiBX(), "gaussian", False), (NaiBX(events="multinomial"), "counts", True)]
