@@ -272,3 +272,15 @@ def test_reference_tmc2007_matches_its_training_split(data_root):
     train = describe(load_dataset("tmc2007", data_root, split="train"))
     assert f"{train.density:.3f}" == "0.101"
     assert abs(train.cardinality - 2.222) < 0.005
+
+
+def test_missing_values_are_passed_to_the_loader(fake_root):
+    folder = fake_root / "multilabel" / "emotions"
+    text = (folder / "emotions.arff").read_text().replace("\n2,0,1\n", "\n?,0,1\n")
+    (folder / "emotions.arff").write_text(text)
+    with pytest.raises(ValueError, match=r"\?"):
+        load_dataset("emotions", fake_root, split="full")
+    data = load_dataset("emotions", fake_root, split="full", missing="nan")
+    assert np.isnan(data.X[2, 0]) and np.isfinite(np.delete(data.X.ravel(), 2)).all()
+    zero = load_dataset("emotions", fake_root, split="full", missing="zero")
+    assert zero.X[2, 0] == 0.0

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._arff import Bags, check_bags, load_arff
+from ._arff import Bags, Missing, check_bags, load_arff
 from ._dataset import Dataset, TrainTest, concatenate
 
 __all__ = ["data_home", "list_datasets", "load_dataset"]
@@ -150,6 +150,7 @@ def load_dataset(
     split: str | None = None,
     sparse=None,
     bags: Bags = "mean_max",
+    missing: Missing = "error",
 ):
     """Load a benchmark data set by its MANIFEST name (``"emotions"``, ``"bibtex"``, ...).
 
@@ -167,6 +168,9 @@ def load_dataset(
     bags : {"mean_max", "concatenate"}
         Passed to `load_arff`: how multi-instance bags (``miml_image``) become features,
         the mean and the max of each inner feature, or the instances concatenated.
+    missing : {"error", "nan", "zero"}, default="error"
+        Passed to `load_arff`: what a ``?`` value becomes (NaN: a missing entry, which the
+        Naive Bayes estimators ignore with ``missing="ignore"``).
 
     Returns
     -------
@@ -183,7 +187,9 @@ def load_dataset(
     folder = _folder(data_home(data_dir), entry, key)
 
     def load(file: str, part: str) -> Dataset:
-        return load_arff(folder / file, name=part, sparse=sparse, bags=bags, **entry.options)
+        return load_arff(
+            folder / file, name=part, sparse=sparse, bags=bags, missing=missing, **entry.options
+        )
 
     if entry.train is not None:
         if split in ("train", "test"):
