@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from mlnb import (
     IMLNB,
+    OOCC,
     BernoulliNB,
     BinaryRelevance,
     CategoricalNB,
@@ -23,6 +24,7 @@ from mlnb import (
     DynamicChainEnsemble,
     EnsembleClassifierChains,
     GaussianNB,
+    GeneticChainEnsemble,
     KNNChain,
     LabelPowerset,
     MixedNB,
@@ -247,6 +249,8 @@ MULTILABEL = {
     ),
     "LP": lambda **k: LabelPowerset(**k),
     "RAkEL": lambda **k: RAkEL(random_state=0, **k),
+    "OOCC": lambda **k: OOCC(n_orders=3, random_state=0, **k),
+    "GA": lambda **k: GeneticChainEnsemble(n_chains=2, n_generations=2, random_state=0, **k),
 }
 
 
@@ -296,6 +300,8 @@ def test_estimators_without_the_option_say_so():
         KNNChain().fit(X, Y)
     with pytest.raises(ValueError, match="base='knn'"):
         DynamicChainEnsemble(base="knn", n_chains=2, missing="ignore").fit(X, Y)
+    with pytest.raises(ValueError, match="base='knn'"):
+        OOCC(base="knn", n_orders=2, missing="ignore").fit(X, Y)
 
 
 def test_missing_option_is_validated():

@@ -30,14 +30,16 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..metrics import f1_score
+from ..missing import validate_rows
 from ._base import MultiLabelEstimator
 from ._labels import binary_classes, check_label_matrix
 from ._neighbourhood import (
     divide_columns,
     feature_scale,
+    fill_missing,
     nearest_points,
     squared_distances,
     validation_mask,
@@ -58,7 +60,7 @@ class _ValidatedOrders(MultiLabelEstimator):
     """Shared: split, fit the order-free chain, predict any order on any rows."""
 
     def _split_and_fit(self, X, y):
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=True)
+        X = validate_rows(self, X, reset=True, missing=self.missing)
         Y = check_label_matrix(y, X.shape[0])
         fraction = float(self.validation_fraction)
         if not 0 < fraction < 1 or X.shape[0] < 2:
@@ -68,6 +70,11 @@ class _ValidatedOrders(MultiLabelEstimator):
             )
         if self.base not in ("nb", "knn"):
             raise ValueError(f'base must be "nb" or "knn"; got {self.base!r}')
+        if self.base == "knn" and self.missing == "ignore":
+            raise ValueError(
+                "nearest-neighbour chains (base='knn') take no missing values (NaN): impute X "
+                "first, or use base='nb'"
+            )
         rng = check_random_state(self.random_state)
         validation = validation_mask(X.shape[0], fraction, rng)
         if self._preprocessing():
@@ -76,7 +83,10 @@ class _ValidatedOrders(MultiLabelEstimator):
             chain = KNNChain(n_neighbors=self.chain_neighbors, random_state=rng.randint(2**31 - 1))
         else:
             chain = ClassifierChain(
-                events=self.events, prior_alpha=self.prior_alpha, label_alpha=self.label_alpha
+                events=self.events,
+                prior_alpha=self.prior_alpha,
+                label_alpha=self.label_alpha,
+                missing=self.missing,
             )
         self.chain_ = chain.fit(X[~validation], Y[~validation])
         self.n_labels_ = Y.shape[1]
@@ -108,6 +118,7 @@ class _ValidatedOrders(MultiLabelEstimator):
             prior_alpha=self.prior_alpha,
             label_alpha=self.label_alpha,
             random_state=seed,
+            missing=self.missing,
         )
 
     def _predict_orders(self, X, orders):
@@ -142,6 +153,9 @@ class OOCC(_ValidatedOrders):
         At most this many features per label, as :class:`DynamicChainEnsemble`.
     validation_fraction : float, default=0.4
     random_state : int, RandomState or None, default=None
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Attributes
     ----------
@@ -169,6 +183,7 @@ class OOCC(_ValidatedOrders):
         max_features=300,
         validation_fraction=0.4,
         random_state=None,
+        missing="error",
     ):
         self.n_orders = n_orders
         self.n_neighbors = n_neighbors
@@ -182,6 +197,7 @@ class OOCC(_ValidatedOrders):
         self.max_features = max_features
         self.validation_fraction = validation_fraction
         self.random_state = random_state
+        self.missing = missing
 
     def fit(self, X, y, sample_weight=None):
         """Fit the chain, then record the best pool order of every validation instance.
@@ -204,8 +220,9 @@ class OOCC(_ValidatedOrders):
     def predict_proba(self, X):
         """Mean vote of the orders recorded by the nearest validation instances."""
         check_is_fitted(self, "best_order_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        distances = squared_distances(divide_columns(X, self.scale_), self.validation_X_)
+        X = validate_rows(self, X, reset=False, missing=self.missing)
+        scaled, validation_X = fill_missing(divide_columns(X, self.scale_), self.validation_X_)
+        distances = squared_distances(scaled, validation_X)
         # the pool indices recorded by each row's nearest validation instances, (n, k)
         chosen = self.best_order_[nearest_points(distances, self.n_neighbors)]
         predictions = self._predict_orders(X, self.orders_)  # (P, n, L)
@@ -253,6 +270,9 @@ class GeneticChainEnsemble(_ValidatedOrders):
     max_features : int, default=300
         At most this many features per label, as :class:`DynamicChainEnsemble`.
     validation_fraction, random_state : as :class:`OOCC`.
+    missing : {"error", "ignore"}, default="error"
+        ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
+        a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
 
     Attributes
     ----------
@@ -280,6 +300,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         max_features=300,
         validation_fraction=0.4,
         random_state=None,
+        missing="error",
     ):
         self.n_chains = n_chains
         self.n_generations = n_generations
@@ -294,6 +315,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         self.max_features = max_features
         self.validation_fraction = validation_fraction
         self.random_state = random_state
+        self.missing = missing
 
     def fit(self, X, y, sample_weight=None):
         """Evolve orders on the validation set; keep the K best distinct ones.
@@ -341,7 +363,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
     def predict_proba(self, X):
         """Mean 0/1 vote of the K chains."""
         check_is_fitted(self, "orders_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_rows(self, X, reset=False, missing=self.missing)
         return self._predict_orders(X, self.orders_).mean(axis=0)
 
     def predict(self, X):
