@@ -41,6 +41,7 @@ MULTI_LABEL = [
     mlnb.GeneticChainEnsemble(n_chains=3, n_generations=2, events="multinomial", random_state=0),
     mlnb.LabelPowerset(events="multinomial"),
     mlnb.RAkEL(events="multinomial", random_state=0),
+    mlnb.TunedThresholdsCV(mlnb.BinaryRelevance(events="multinomial")),
 ]
 
 

@@ -29,6 +29,7 @@ from .naive_bayes import (
     MixedNB,
     MultinomialNB,
 )
+from .thresholds import TunedThresholdsCV
 
 __version__ = "0.1.0.dev0"
 
@@ -54,5 +55,6 @@ __all__ = [
     "NaiBX",
     "OOCC",
     "RAkEL",
+    "TunedThresholdsCV",
     "__version__",
 ]

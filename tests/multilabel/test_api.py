@@ -95,8 +95,26 @@ _EXPECTED_FAILURES["check_estimators_partial_fit_n_features"] = (
 )
 
 
+def decision_failures(estimator):
+    """The checks of decision_function that do not apply to a multi-label estimator."""
+    if not hasattr(estimator, "decision_function"):
+        return {}
+    return {
+        "check_decision_proba_consistency": (
+            "fits a single-output (1-D) target, which a multi-label estimator refuses: its "
+            "labels are the columns of an indicator matrix"
+        ),
+        "check_classifier_multioutput": (
+            "indexes classes_ by decision_function > 0 as one array; classes_ is one [0, 1] "
+            "array per label (scikit-learn's multi-output convention). That decision > 0 "
+            "gives predict is tested in test_decision_function_gives_predict"
+        ),
+    }
+
+
 def expected_failures(estimator):
     failures = dict(_EXPECTED_FAILURES)
+    failures.update(decision_failures(estimator))
     voting = (EnsembleClassifierChains, DynamicChainEnsemble, OOCC, GeneticChainEnsemble)
     if isinstance(estimator, voting):
         failures["check_classifiers_multilabel_output_format_predict_proba"] = (
@@ -212,3 +230,17 @@ def test_prediction_is_row_wise_and_survives_pickling(estimator, data):
     restored = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(restored.predict(X), expected)
     assert expected.shape == Y.shape and set(np.unique(expected)) <= {0, 1}
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [e for e in ESTIMATORS if hasattr(e, "decision_function")],
+    ids=lambda e: type(e).__name__,
+)
+def test_decision_function_gives_predict(estimator, data):
+    X, Y = data
+    model = clone(estimator).fit(X, Y)
+    decision = model.decision_function(X)
+    assert decision.shape == Y.shape and np.all(np.isfinite(decision))
+    if not isinstance(model, NaiBX):  # NaiBX's set comes from its cascade, not a cut
+        np.testing.assert_array_equal((decision > 0).astype(int), model.predict(X))

@@ -115,6 +115,19 @@ METHODS = {
     "rakel": ("mlnb.multilabel", "RAkEL", {}, "RAkEL-o, k = 3, m = 10"),
     "naibx": ("mlnb.multilabel.naibx", "NaiBX", {}, "NaiBX cascade: size, then labels"),
     "imlnb": ("mlnb.multilabel.imlnb", "IMLNB", {}, "iMLNB: BR with correlated labels"),
+    # the decision rule chosen on out-of-fold scores (fold subtraction: one statistics pass)
+    "br-tuned": (
+        "mlnb.thresholds",
+        "TunedThresholdsCV",
+        {"estimator": ("mlnb.multilabel", "BinaryRelevance")},
+        "binary relevance, decision rule (PCut, RCut, SCut, ...) tuned by 5-fold CV",
+    ),
+    "cc-tuned": (
+        "mlnb.thresholds",
+        "TunedThresholdsCV",
+        {"estimator": ("mlnb.multilabel", "ClassifierChain")},
+        "classifier chain, decision rule tuned by 5-fold CV",
+    ),
 }
 
 
@@ -167,15 +180,28 @@ def build(name, X=None, params=None, *, random_state=0):
     if name not in METHODS:
         raise ValueError(f"unknown method {name!r}; known methods: {', '.join(METHODS)}")
     _, _, fixed, _ = METHODS[name]
+    # a (module, class) value is an inner estimator, made afresh for every build
+    fixed = {
+        key: getattr(importlib.import_module(value[0]), value[1])()
+        if isinstance(value, tuple)
+        else value
+        for key, value in fixed.items()
+    }
     estimator = estimator_class(name)(**fixed)
     defaults = {}
-    if "events" in estimator.get_params() and X is not None:
+    events_key = next(
+        (key for key in ("events", "estimator__events") if key in estimator.get_params()), None
+    )
+    if events_key is not None and X is not None:
         values = X.data if sp.issparse(X) else X
         counts = sp.issparse(X) and (values.size == 0 or values.min() >= 0)
-        defaults["events"] = "multinomial" if counts else "gaussian"
+        defaults[events_key] = "multinomial" if counts else "gaussian"
     if "random_state" in estimator.get_params():
         defaults["random_state"] = random_state
-    settings = {**defaults, **(params or {})}
+    params = dict(params or {})
+    if events_key == "estimator__events" and "events" in params:  # -p events=... of the inner model
+        params[events_key] = params.pop("events")
+    settings = {**defaults, **params}
     unknown = sorted(set(settings) - set(estimator.get_params()))
     if unknown:
         raise ValueError(

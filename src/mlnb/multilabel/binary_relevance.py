@@ -9,6 +9,7 @@ path fits a clone of any scikit-learn classifier per label.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import logit
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import AdditiveLabelNB, probability
@@ -76,6 +77,23 @@ class BinaryRelevance(AdditiveLabelNB):
     def predict_log_odds(self, X):
         """``log P(y_l = 1 | x) - log P(y_l = 0 | x)`` per row and label (NB path)."""
         return self._independent_log_odds(X)
+
+    def decision_function(self, X):
+        """Label scores for ranking and thresholding, (n_samples, n_labels): the log-odds
+        (NB path), else each label model's ``decision_function`` or the log-odds of its
+        probability."""
+        if self.base_estimator is None:
+            return self._independent_log_odds(X)
+        check_is_fitted(self, "estimators_")
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        with np.errstate(divide="ignore"):
+            columns = [
+                model.decision_function(X)
+                if hasattr(model, "decision_function")
+                else logit(positive_proba(model, X))
+                for model in self.estimators_
+            ]
+        return np.column_stack(columns)
 
     def predict_proba(self, X):
         """Marginal probability of every label, shape (n_samples, n_labels)."""

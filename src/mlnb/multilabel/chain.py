@@ -164,6 +164,13 @@ class ClassifierChain(AdditiveLabelNB):
         """0/1 labels, shape (n_samples, n_labels); ``order`` overrides the fitted order."""
         return self._search(X, order, conditional=False)[0]
 
+    def decision_function(self, X, order=None):
+        """``log P(y_k = 1 | x, labels decided before k)`` minus that of 0, along the
+        predicted label vector (NB path): finite label scores for ranking and thresholding
+        (conditional on the chain's path, not marginal)."""
+        check_nb_path(self, "decision_function")
+        return self._search(X, order)[1]
+
     def predict_proba(self, X, order=None):
         """``P(y_k = 1 | x, labels decided before k)`` along the predicted label vector."""
         return expit(self._search(X, order)[1])

@@ -272,6 +272,10 @@ class IMLNB(AdditiveLabelNB):
         """Stage-2 ``log P(y_k = 1 | x, y_selected) - log P(y_k = 0 | ...)``, (n x L)."""
         return self.predict_stages(X).log_odds
 
+    def decision_function(self, X):
+        """Label scores for ranking and thresholding: the stage-2 log-odds (n x L)."""
+        return self.predict_log_odds(X)
+
     def predict_proba(self, X):
         """``P(y_k = 1 | x, stage-1 predictions of k's selected labels)``, (n x L).
 

@@ -565,8 +565,35 @@ class NaiBX(AdditiveLabelNB):
         not a threshold of these. On single-label data with ``prior_alpha=0`` it is the
         multi-class Naive Bayes posterior.
         """
-        model = self._model()
         prepared = self._prepared(X)
+        proba = np.zeros((prepared.shape[0], self.n_labels_))
+        for weight, size, log_pi in self._first_steps(prepared):
+            proba += weight[:, None] * np.minimum(1.0, size * np.exp(log_pi))
+        return np.minimum(proba, 1.0)  # rounding of the weights' sum
+
+    def decision_function(self, X):
+        """Finite label scores for ranking and thresholding, (n_samples, n_labels).
+
+        ``log sum_m P(M = m | x) m pi_m(y | x)`` (:meth:`predict_proba` before its clipping
+        at 1): the log expected number of times y would be drawn first, which saturates
+        nowhere. A label never seen in training scores 1 below the row's lowest other score.
+        """
+        prepared = self._prepared(X)
+        terms = []
+        for weight, size, log_pi in self._first_steps(prepared):
+            with np.errstate(divide="ignore"):
+                terms.append(np.log(weight)[:, None] + np.log(size) + log_pi)
+        if not terms:  # only empty label sets seen
+            return np.zeros((prepared.shape[0], self.n_labels_))
+        scores = logsumexp(np.stack(terms), axis=0)
+        finite = np.isfinite(scores)
+        floor = np.where(finite, scores, np.inf).min(axis=1, keepdims=True)
+        floor = np.where(np.isfinite(floor), floor - 1.0, 0.0)
+        return np.where(finite, scores, floor)
+
+    def _first_steps(self, prepared):
+        """``(P(M = m | x), m, log pi_m(y | x))`` of every size m > 0 a prepared row may have."""
+        model = self._model()
         n_samples, n_labels = prepared.shape[0], self.n_labels_
         base = score_rows(self.events_, model["label_params"], prepared, self.missing)
         base += model["log_label_prior"]
@@ -578,17 +605,15 @@ class NaiBX(AdditiveLabelNB):
             sizes = np.arange(joint.shape[1])
             weights = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
         table, last = model["log_size_given_label"], self.size_stats_.n_groups
-        proba = np.zeros((n_samples, n_labels))
         for column, size in enumerate(sizes):  # a loop over the sizes seen, not rows
             weight = weights[:, column]
             if size == 0 or not weight.any():
                 continue
             first = base + table[min(size, last)]
             norm = logsumexp(first, axis=1, keepdims=True)
-            with np.errstate(invalid="ignore"):
-                pi = np.where(np.isfinite(norm), np.exp(first - norm), 1.0 / n_labels)
-            proba += weight[:, None] * np.minimum(1.0, size * pi)
-        return proba
+            with np.errstate(invalid="ignore"):  # no label seen: every one equally likely
+                log_pi = np.where(np.isfinite(norm), first - norm, -np.log(n_labels))
+            yield weight, size, log_pi
 
     def predict_steps(self, X, sizes=None):
         """The cascade's choices and their normalised probabilities (eq. 9), step by step.

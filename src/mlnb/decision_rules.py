@@ -1,0 +1,258 @@
+"""Decision rules: label scores (log-odds or any monotone score) to 0/1 label sets.
+
+A multi-label model's 0.5 rule (log-odds > 0) over-predicts where labels are rare (Naive
+Bayes log-odds grow with the number of features). The rules of the thresholding literature
+(Yang 2001, "A study of thresholding strategies for text categorization", SIGIR; Largeron
+et al. 2012 for MCut; MEKA's PCut family) learn a cut from scores and labels, e.g. the
+out-of-fold scores of :class:`mlnb.tuning.TunedThresholdsCV`:
+
+- :class:`Threshold`: one threshold for every label, given, or the one that maximises micro
+  F1 on the scores it is fitted to;
+- :class:`PCut`: one threshold, set so that the share of positive predictions equals the
+  training label density (Yang's proportional cut, over all labels at once);
+- :class:`PCutL`: one threshold per label, each matching that label's training frequency;
+- :class:`RCut`: the k best labels of each row (k: the training label cardinality, rounded);
+- :class:`MCut`: each row cut at the largest gap between its sorted scores;
+- :class:`SCut`: one threshold per label maximising that label's F1, shrunk towards the
+  best global threshold by ``shrinkage`` pseudo-positives, so that rare labels do not
+  overfit (Yang's SCut with a shrinkage of our choosing).
+
+Every rule works on scores, never on saturated probabilities: give it log-odds
+(``decision_function``). Rules are fitted with ``fit(scores, Y)`` and applied with
+``predict(scores)``; they hold only what they learnt (``threshold_``, ``thresholds_``, ``k_``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+
+from ._state import Registered
+
+__all__ = ["RULES", "MCut", "PCut", "PCutL", "RCut", "SCut", "Threshold", "make_rule"]
+
+
+def _check(scores, Y=None):
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 2:
+        raise ValueError(f"scores must be 2-D (n_samples, n_labels); got shape {scores.shape}")
+    if np.isnan(scores).any():
+        raise ValueError("scores hold NaN; give finite log-odds (decision_function)")
+    if Y is None:
+        return scores
+    Y = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
+    if Y.shape != scores.shape:
+        raise ValueError(f"Y has shape {Y.shape}; the scores {scores.shape}")
+    return scores, (Y != 0)
+
+
+def _best_f1_cut(scores, truth):
+    """The threshold maximising F1 of ``scores >= t`` against ``truth`` (1-D each), and F1.
+
+    One sort: the cuts between consecutive distinct scores are all tried at once.
+    """
+    order = np.argsort(-scores, kind="stable")
+    ordered, positive = scores[order], truth[order]
+    n_true = positive.sum()
+    if n_true == 0 or len(scores) == 0:
+        return np.inf, 0.0  # nothing to find: predict nothing
+    true_positives = np.cumsum(positive)
+    predicted = np.arange(1, len(scores) + 1)
+    last = np.append(ordered[1:] != ordered[:-1], True)  # the last of each run of ties
+    f1 = np.where(last, 2 * true_positives / (predicted + n_true), -1.0)
+    best = int(np.argmax(f1))
+    following = ordered[best + 1] if best + 1 < len(ordered) else -np.inf
+    threshold = ordered[best] if not np.isfinite(following) else (ordered[best] + following) / 2
+    if not np.isfinite(threshold):
+        threshold = ordered[best]
+    return threshold, float(f1[best])
+
+
+def _cut_share(scores, share):
+    """The threshold above which the given share of ``scores`` (any shape) lies."""
+    flat = np.sort(scores, axis=None)[::-1]
+    k = round(share * flat.size)
+    if k <= 0:
+        return np.inf
+    if k >= flat.size:
+        return -np.inf
+    low, high = flat[k], flat[k - 1]
+    return (low + high) / 2 if np.isfinite(low) and np.isfinite(high) else high
+
+
+class _Rule(Registered, BaseEstimator):
+    """Base: ``fit(scores, Y)`` then ``predict(scores)`` (0/1, the shape of scores)."""
+
+    def fit(self, scores, Y):
+        raise NotImplementedError
+
+    def predict(self, scores):
+        scores = _check(scores)
+        return (scores >= self._thresholds()).astype(int)
+
+
+class Threshold(_Rule):
+    """One threshold for every label: ``threshold``, or fitted to maximise micro F1.
+
+    Parameters
+    ----------
+    threshold : float or None, default=None
+        The cut on the scores (0 is the 0.5 rule on log-odds); None learns it.
+    """
+
+    def __init__(self, threshold=None):
+        self.threshold = threshold
+
+    def fit(self, scores, Y):
+        scores, truth = _check(scores, Y)
+        if self.threshold is None:
+            self.threshold_ = _best_f1_cut(scores.ravel(), truth.ravel())[0]
+        else:
+            self.threshold_ = float(self.threshold)
+        return self
+
+    def _thresholds(self):
+        return self.threshold_
+
+
+class PCut(_Rule):
+    """One threshold over all labels, giving the training label density of positives."""
+
+    def fit(self, scores, Y):
+        scores, truth = _check(scores, Y)
+        self.density_ = float(truth.mean()) if truth.size else 0.0
+        self.threshold_ = _cut_share(scores, self.density_)
+        return self
+
+    def _thresholds(self):
+        return self.threshold_
+
+
+class PCutL(_Rule):
+    """One threshold per label, giving each label its training frequency of positives."""
+
+    def fit(self, scores, Y):
+        scores, truth = _check(scores, Y)
+        self.frequency_ = truth.mean(axis=0)
+        self.thresholds_ = np.array(
+            [_cut_share(scores[:, l], f) for l, f in enumerate(self.frequency_)]
+        )
+        return self
+
+    def _thresholds(self):
+        return self.thresholds_[None, :]
+
+
+class RCut(_Rule):
+    """The ``k`` best-scored labels of every row.
+
+    Parameters
+    ----------
+    k : int or None, default=None
+        None: the training label cardinality (mean labels per row), rounded, at least 1.
+    """
+
+    def __init__(self, k=None):
+        self.k = k
+
+    def fit(self, scores, Y):
+        scores, truth = _check(scores, Y)
+        if self.k is None:
+            cardinality = truth.sum(axis=1).mean() if truth.size else 1.0
+            self.k_ = max(round(float(cardinality)), 1)
+        else:
+            self.k_ = int(self.k)
+        return self
+
+    def predict(self, scores):
+        scores = _check(scores)
+        k = min(self.k_, scores.shape[1])
+        out = np.zeros(scores.shape, dtype=int)
+        if k > 0:
+            top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+            np.put_along_axis(out, top, 1, axis=1)
+        return out
+
+
+class MCut(_Rule):
+    """Each row cut at the largest gap between its sorted scores (Largeron et al. 2012).
+
+    Parameter-free; every row gets at least one label. Best on scores of a common scale
+    (probabilities or bounded log-odds).
+    """
+
+    def fit(self, scores, Y):
+        _check(scores, Y)
+        return self
+
+    def predict(self, scores):
+        scores = _check(scores)
+        if scores.shape[1] < 2:
+            return (scores >= 0).astype(int)
+        ordered = -np.sort(-scores, axis=1)
+        finite = np.where(np.isfinite(ordered), ordered, np.nan)
+        gaps = -np.diff(finite, axis=1)
+        gaps = np.where(np.isnan(gaps), -1.0, gaps)
+        cut = np.argmax(gaps, axis=1)
+        rows = np.arange(len(scores))
+        upper, lower = ordered[rows, cut], ordered[rows, cut + 1]
+        threshold = np.where(np.isfinite(lower), (upper + lower) / 2, upper)
+        return (scores >= threshold[:, None]).astype(int)
+
+
+class SCut(_Rule):
+    """One threshold per label maximising its F1, shrunk towards the best global one.
+
+    ``t_l = (n_l t_l* + m t) / (n_l + m)`` with ``n_l`` the label's positives, ``t_l*`` its
+    F1-best threshold, ``t`` the micro-F1-best global threshold and ``m`` = ``shrinkage``.
+
+    Parameters
+    ----------
+    shrinkage : float, default=10.0
+        Pseudo-positives of the global threshold; 0 is the unshrunk per-label SCut.
+    """
+
+    def __init__(self, shrinkage=10.0):
+        self.shrinkage = shrinkage
+
+    def fit(self, scores, Y):
+        scores, truth = _check(scores, Y)
+        shrinkage = float(self.shrinkage)
+        if shrinkage < 0:
+            raise ValueError(f"shrinkage must be >= 0; got {self.shrinkage!r}")
+        overall = _best_f1_cut(scores.ravel(), truth.ravel())[0]
+        if not np.isfinite(overall):
+            overall = 0.0
+        positives = truth.sum(axis=0)
+        best = np.array(
+            [_best_f1_cut(scores[:, l], truth[:, l])[0] for l in range(scores.shape[1])]
+        )
+        # a label without positives (or scores all -inf) takes the global threshold
+        best = np.where(np.isfinite(best), best, overall)
+        weight = positives / np.maximum(positives + shrinkage, 1e-300)
+        self.thresholds_ = weight * best + (1 - weight) * overall
+        return self
+
+    def _thresholds(self):
+        return self.thresholds_[None, :]
+
+
+#: Rules by the names that ``TunedThresholdsCV(strategy=...)`` takes.
+RULES = {
+    "threshold": Threshold,
+    "pcut": PCut,
+    "pcutl": PCutL,
+    "rcut": RCut,
+    "mcut": MCut,
+    "scut": SCut,
+}
+
+
+def make_rule(spec):
+    """A rule object from a name of :data:`RULES` or a rule (unchanged)."""
+    if isinstance(spec, _Rule):
+        return spec
+    if isinstance(spec, str) and spec in RULES:
+        return RULES[spec]()
+    raise ValueError(f"unknown decision rule {spec!r}; use one of {sorted(RULES)} or a rule object")

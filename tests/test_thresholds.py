@@ -1,0 +1,124 @@
+"""Decision rules on hand-made scores, and TunedThresholdsCV's out-of-fold scores."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from mlnb import BinaryRelevance, ClassifierChain, DynamicChainEnsemble, NaiBX, TunedThresholdsCV
+from mlnb.decision_rules import MCut, PCut, PCutL, RCut, SCut, Threshold, make_rule
+from mlnb.thresholds import label_scores
+
+SCORES = np.array(
+    [
+        [3.0, 1.0, -2.0, 0.5],
+        [0.2, 2.5, 2.4, -1.0],
+        [-3.0, -1.0, -0.5, -4.0],
+        [1.5, -0.2, 0.1, 4.0],
+    ]
+)
+Y = np.array([[1, 0, 0, 0], [0, 1, 1, 0], [0, 0, 1, 0], [1, 0, 0, 1]])
+
+
+def test_fixed_and_fitted_threshold():
+    np.testing.assert_array_equal(Threshold(0.0).fit(SCORES, Y).predict(SCORES), SCORES >= 0)
+    rule = Threshold().fit(SCORES, Y)
+    # the six positives score 4, 3, 2.5, 2.4, 1.5, -0.5: the micro-F1-best cut keeps the
+    # top five (TP 5 of 5 predicted, F1 = 10/11) rather than reaching down to -0.5
+    assert 1.0 < rule.threshold_ < 1.5
+    assert rule.predict(SCORES).sum() == 5
+
+
+def test_pcut_matches_the_training_density():
+    rule = PCut().fit(SCORES, Y)  # 6 of 16 positive
+    assert rule.predict(SCORES).sum() == 6
+    assert rule.density_ == pytest.approx(6 / 16)
+
+
+def test_pcutl_matches_each_label_frequency():
+    predicted = PCutL().fit(SCORES, Y).predict(SCORES)
+    np.testing.assert_array_equal(predicted.sum(axis=0), Y.sum(axis=0))
+    np.testing.assert_array_equal(predicted[:, 0], [1, 0, 0, 1])  # label 0's two best rows
+
+
+def test_rcut_keeps_the_k_best_of_each_row():
+    rule = RCut().fit(SCORES, Y)  # cardinality 1.5 -> 2
+    assert rule.k_ == 2
+    np.testing.assert_array_equal(
+        rule.predict(SCORES), [[1, 1, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0], [1, 0, 0, 1]]
+    )
+    np.testing.assert_array_equal(RCut(k=1).fit(SCORES, Y).predict(SCORES).sum(axis=1), 1)
+
+
+def test_mcut_cuts_each_row_at_its_largest_gap():
+    # row 1 sorted: 2.5, 2.4 | 0.2, -1.0 (largest gap 2.2): labels 1 and 2
+    predicted = MCut().fit(SCORES, Y).predict(SCORES)
+    np.testing.assert_array_equal(predicted[1], [0, 1, 1, 0])
+    np.testing.assert_array_equal(predicted[0], [1, 1, 0, 1])  # 3, 1, 0.5 | -2 (gap 2.5)
+    assert np.all(predicted.sum(axis=1) >= 1)
+
+
+def test_scut_thresholds_are_shrunk_towards_the_global_one():
+    loose = SCut(shrinkage=0.0).fit(SCORES, Y)
+    tight = SCut(shrinkage=1e9).fit(SCORES, Y)
+    overall = Threshold().fit(SCORES, Y).threshold_
+    np.testing.assert_allclose(tight.thresholds_, overall, rtol=1e-6)
+    # unshrunk, label 2 (2.4 T, 0.1 F, -0.5 T, -2 F) is best cut below -0.5 (F1 0.8)
+    assert -2.0 < loose.thresholds_[2] < -0.5
+    np.testing.assert_array_equal(loose.predict(SCORES)[:, 2], [0, 1, 1, 1])
+
+
+def test_rules_refuse_nan_and_unknown_names():
+    with pytest.raises(ValueError, match="NaN"):
+        PCut().fit(np.full((2, 2), np.nan), np.eye(2))
+    with pytest.raises(ValueError, match="unknown decision rule"):
+        make_rule("topk")
+
+
+def data(n=150, seed=0):
+    rng = np.random.default_rng(seed)
+    weights = np.random.default_rng(99).random((5, 20))  # the same for every sample
+    Y = (rng.random((n, 5)) < 0.25).astype(int)
+    X = rng.poisson(1.0 + 3 * Y @ weights).astype(float)
+    return X, Y
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [BinaryRelevance(events="multinomial"), ClassifierChain(events="bernoulli"), NaiBX()],
+    ids=["BR", "CC", "NaiBX"],
+)
+def test_fold_subtraction_scores_equal_refitted_folds(estimator):
+    X, Y = data()
+    search = TunedThresholdsCV(estimator, cv=4)
+    scores = search.out_of_fold_scores(X, Y)
+    for test in search._folds(len(Y)):
+        train = np.setdiff1d(np.arange(len(Y)), test)
+        refit = clone(estimator).fit(X[train], Y[train])
+        np.testing.assert_allclose(scores[test], label_scores(refit, X[test]), atol=1e-9)
+
+
+def test_tuned_rule_beats_the_half_rule_out_of_fold():
+    X, Y = data(n=300)
+    X_test, Y_test = data(n=300, seed=1)
+    from mlnb.metrics import f1_score
+
+    half = BinaryRelevance(events="multinomial").fit(X, Y).predict(X_test)
+    tuned = TunedThresholdsCV(BinaryRelevance(events="multinomial")).fit(X, Y)
+    assert set(tuned.cv_results_["strategy"]) == {
+        "threshold",
+        "pcut",
+        "pcutl",
+        "rcut",
+        "mcut",
+        "scut",
+    }
+    assert f1_score(Y_test, tuned.predict(X_test), average="micro") > f1_score(
+        Y_test, half, average="micro"
+    )
+
+
+def test_other_estimators_are_refitted_per_fold():
+    X, Y = data(n=120)
+    model = DynamicChainEnsemble(n_chains=2, beta=2.0, random_state=0, events="multinomial")
+    tuned = TunedThresholdsCV(model, strategy="pcutl", cv=3).fit(X, Y)
+    assert tuned.best_strategy_ == "pcutl" and tuned.predict(X).shape == Y.shape
