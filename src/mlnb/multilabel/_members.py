@@ -117,6 +117,26 @@ class NBMembers(_Members):
         ensemble.member_labels_.append(
             GroupStats.from_data(labels, grouping, weight, second_moments=False)
         )
+        if mask is not None:
+            self._keep_evidence(len(ensemble.member_features_) - 1, train, mask)
+
+    def _keep_evidence(self, member, train, mask):
+        """Give every label whose selected features carry no evidence all the features.
+
+        A multinomial model renormalises over the selected words: a label left with one
+        word has the same log-odds for every row, and is never predicted if it is rare
+        (medical's DCE with multinomial events predicted no label at all). A label whose
+        selection is not empty but whose log-odds over the member's training rows are
+        constant keeps every feature (``mask`` is changed in place). A label with no
+        selected feature keeps its prior alone, as Weka's Naive Bayes on no attribute.
+        """
+        odds = self.log_odds(member, self.prepared[train])
+        with np.errstate(invalid="ignore"):  # a label never seen: -inf everywhere, left alone
+            spread = np.ptp(odds, axis=0)
+            flat = spread <= 1e-12 * np.maximum(np.abs(odds).max(axis=0), 1.0)
+        flat &= mask.any(axis=1)
+        if flat.any():
+            mask[flat] = True
 
     def validation(self, train, validation):
         """The newest member's scale; its validation rows scaled, and their BR labels."""
