@@ -19,8 +19,14 @@ equal scikit-learn's; ``f1_score`` and ``jaccard_score`` equal scikit-learn's wi
 equal scikit-learn's ``zero_division=0.0`` values except that both-empty units score 1
 (scikit-learn's single ``zero_division`` value cannot express the rule above).
 
+Ranking criteria of n x L label *scores* (higher = more likely) rather than 0/1
+predictions: ``coverage_error``, ``label_ranking_loss`` and
+``label_ranking_average_precision_score`` (equal to scikit-learn's), ``one_error``,
+``roc_auc``, ``average_precision`` (macro or micro) and ``log_loss`` (of probabilities);
+their docstrings state how ties, empty rows and constant labels count.
+
 Named criteria (the 11 losses of the dynamic-chains paper, Trajdos and Kurzynski, the
-scores, the single-label ones) are in ``METRICS`` and ``METRIC_SETS``; see
+scores, the single-label ones, the ranking ones) are in ``METRICS`` and ``METRIC_SETS``; see
 :func:`get_metrics`.
 """
 
@@ -35,6 +41,15 @@ from ._multilabel import (
     subset_accuracy,
     zero_one_loss,
 )
+from ._ranking import (
+    average_precision,
+    coverage_error,
+    label_ranking_average_precision_score,
+    label_ranking_loss,
+    log_loss,
+    one_error,
+    roc_auc,
+)
 from ._registry import METRIC_SETS, METRICS, Metric, get_metrics
 from ._single_label import (
     single_label_accuracy,
@@ -47,14 +62,21 @@ __all__ = [
     "METRICS",
     "METRIC_SETS",
     "Metric",
+    "average_precision",
+    "coverage_error",
     "f1_score",
     "fdr",
     "fnr",
     "get_metrics",
     "hamming_loss",
     "jaccard_score",
+    "label_ranking_average_precision_score",
+    "label_ranking_loss",
+    "log_loss",
+    "one_error",
     "precision_score",
     "recall_score",
+    "roc_auc",
     "single_label_accuracy",
     "single_label_f1",
     "single_label_precision",

@@ -13,8 +13,9 @@ Definitions: one-error, coverage and ranking loss (Schapire and Singer 2000,
 average precision*), and their survey in Tsoumakas et al. (2010), "Mining multi-label
 data".  :func:`coverage_error`, :func:`label_ranking_loss` and
 :func:`label_ranking_average_precision_score` equal scikit-learn's functions of the same
-name, ties and rows with no (or only) relevant labels included; scikit-learn rejects
-infinite scores, these do not.
+name, ties and rows with no (or only) relevant labels included; unlike scikit-learn's,
+they also accept infinite scores, a sparse ``Y_true`` in ``coverage_error`` and a single
+label column.
 """
 
 from __future__ import annotations
@@ -337,11 +338,14 @@ def roc_auc(Y_true, scores, *, average="macro", sample_weight=None):
         Y_true, scores, w, average
     )
     pos_weight = np.bincount(group, weights=pos_w, minlength=n_groups)
-    neg_weight = group_weight - pos_weight
+    # Decide constancy on counts of weighted cells, not on a difference of float sums.
+    n_weighted = np.count_nonzero(w) * (1 if average == "macro" else scores.shape[1])
+    n_pos = np.bincount(group, weights=pos_w > 0, minlength=n_groups)
+    defined = (n_pos > 0) & (n_pos < n_weighted)
+    neg_weight = np.where(defined, group_weight - pos_weight, 0.0)
     # Irrelevant weight scored at least as high as each relevant cell, ties halved.
     above = (ge_all - ge_pos) - 0.5 * (eq_all - eq_pos)
     beaten = pos_weight * neg_weight - np.bincount(group, weights=pos_w * above, minlength=n_groups)
-    defined = (pos_weight > 0) & (neg_weight > 0)
     auc = np.full(n_groups, np.nan)
     np.divide(beaten, pos_weight * neg_weight, out=auc, where=defined)
     return _average_groups(auc, defined, average)

@@ -1,7 +1,8 @@
 """Registry of named criteria, so that evaluation and the CLI can ask for them by name.
 
 ``METRICS`` maps a name to a :class:`Metric` (its function, whether greater is better,
-and whether it scores multi-label indicator matrices or single-label class vectors).
+and whether it scores multi-label 0/1 predictions, multi-label label scores or
+single-label class vectors).
 ``METRIC_SETS`` names groups of criteria used by the papers:
 
 - ``"dynamic_chains"``: the 11 criteria of the dynamic-chains paper (Trajdos and
@@ -11,7 +12,12 @@ and whether it scores multi-label indicator matrices or single-label class vecto
 - ``"naibx"``: zero-one, Hamming, accuracy, precision and recall (the NaiBX paper,
   Mossina and Rachelson 2017);
 - ``"single_label"``: accuracy and macro precision, recall and F1 (the criteria of the
-  Bayesian Naive Bayes paper, Xu 2018).
+  Bayesian Naive Bayes paper, Xu 2018);
+- ``"ranking"``: the criteria of label scores (task ``"multilabel_scores"``: the second
+  argument is an n x L score or probability matrix, not 0/1 predictions): coverage,
+  ranking loss, label ranking average precision (scikit-learn's names), one-error
+  (Schapire and Singer 2000), macro and micro ROC AUC and average precision, and log
+  loss (the last needs probabilities).
 
 ``"seed003"`` is a deprecated alias of ``"dynamic_chains"``, kept (without a warning) so
 that existing scripts and result files keep working; new code should use the new name.
@@ -24,6 +30,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import _multilabel as ml
+from . import _ranking as rk
 from . import _single_label as sl
 
 __all__ = ["METRICS", "METRIC_SETS", "Metric", "get_metrics"]
@@ -41,8 +48,10 @@ class Metric:
         ``function(y_true, y_pred) -> float``.
     greater_is_better : bool
         True for scores, False for losses.
-    task : {"multilabel", "single_label"}
-        The target type the function expects.
+    task : {"multilabel", "multilabel_scores", "single_label"}
+        What the function scores: multi-label 0/1 predictions, multi-label label scores
+        (``y_pred`` is an n x L matrix of real scores, higher = more likely; log loss
+        needs probabilities), or single-label class vectors.
     label : str
         Short display name for tables and plots.
     """
@@ -106,6 +115,35 @@ def _build():
     registry.update(
         {name: Metric(name, f, gib, "single_label", lab) for name, f, gib, lab in single}
     )
+    ranking = [
+        ("coverage_error", rk.coverage_error, False, "Coverage"),
+        ("label_ranking_loss", rk.label_ranking_loss, False, "Ranking loss"),
+        (
+            "label_ranking_average_precision_score",
+            rk.label_ranking_average_precision_score,
+            True,
+            "LRAP",
+        ),
+        ("one_error", rk.one_error, False, "One-error"),
+        ("macro_roc_auc", partial(rk.roc_auc, average="macro"), True, "Macro AUC"),
+        ("micro_roc_auc", partial(rk.roc_auc, average="micro"), True, "Micro AUC"),
+        (
+            "macro_average_precision",
+            partial(rk.average_precision, average="macro"),
+            True,
+            "Macro AP",
+        ),
+        (
+            "micro_average_precision",
+            partial(rk.average_precision, average="micro"),
+            True,
+            "Micro AP",
+        ),
+        ("log_loss", rk.log_loss, False, "Log loss"),
+    ]
+    registry.update(
+        {name: Metric(name, f, gib, "multilabel_scores", lab) for name, f, gib, lab in ranking}
+    )
     return registry
 
 
@@ -127,6 +165,17 @@ METRIC_SETS: dict[str, tuple[str, ...]] = {
     ),
     "naibx": ("zero_one", "hamming", "accuracy", "example_precision", "example_recall"),
     "single_label": ("sl_accuracy", "sl_macro_precision", "sl_macro_recall", "sl_macro_f1"),
+    "ranking": (
+        "coverage_error",
+        "label_ranking_loss",
+        "label_ranking_average_precision_score",
+        "one_error",
+        "macro_roc_auc",
+        "micro_roc_auc",
+        "macro_average_precision",
+        "micro_average_precision",
+        "log_loss",
+    ),
 }
 
 # Deprecated set names, kept as keys of METRIC_SETS so that old code still works.
@@ -142,8 +191,8 @@ def get_metrics(names, *, task=None):
     names : str or iterable of str
         Metric names of ``METRICS`` and/or set names of ``METRIC_SETS`` (the deprecated
         alias ``"seed003"`` gives ``"dynamic_chains"``).
-    task : {"multilabel", "single_label"}, default=None
-        If given, every metric must score this target type.
+    task : {"multilabel", "multilabel_scores", "single_label"}, default=None
+        If given, every metric must score this target type (see :attr:`Metric.task`).
 
     Returns
     -------
