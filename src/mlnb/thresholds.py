@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._state import Registered
 from .decision_rules import RULES, make_rule
+from .multilabel._base import LOG_ODDS_BOUND as _SATURATED
 from .multilabel._labels import check_label_matrix
 
 __all__ = ["TunedThresholdsCV", "label_scores"]
@@ -36,8 +37,6 @@ _SCORES = {
     **{f"recall_{a}": partial(recall_score, average=a, zero_division=0) for a in _AVERAGES},
     "accuracy": lambda Y, P: float(np.mean(np.all(np.asarray(Y) == P, axis=1))),
 }
-# Log-odds of probabilities at 0 or 1 (saturated): finite stand-ins beyond any real score.
-_SATURATED = 745.0
 
 
 def label_scores(model, X):

@@ -108,3 +108,15 @@ def test_every_prediction_path_equals_the_members(events, inference, budget, mon
     votes = np.mean([m.predict(X) for m in members], axis=0)
     hard = ensemble.set_params(voting="hard").predict(X)
     np.testing.assert_array_equal(hard, (votes > 0.5).astype(int))
+
+
+def test_soft_scores_rank_better_than_hard_votes(shared_dataset):
+    from mlnb.metrics import label_ranking_loss
+
+    train, test = shared_dataset("yeast", "train"), shared_dataset("yeast", "test")
+    model = EnsembleClassifierChains(n_chains=10, random_state=0).fit(train.X, train.Y)
+    scores = model.decision_function(test.X)
+    assert np.all(np.isfinite(scores)) and scores.shape == test.Y.shape
+    soft = label_ranking_loss(test.Y, scores)
+    hard = label_ranking_loss(test.Y, model.predict_proba(test.X))  # vote fractions
+    assert soft < hard - 0.02

@@ -38,7 +38,17 @@ from ._label_model import (
 )
 from ._labels import binary_classes, check_label_matrix
 
-__all__ = ["AdditiveLabelNB", "MultiLabelClassifierMixin", "MultiLabelEstimator", "MultiLabelNB"]
+#: The largest log-odds a score reports: beyond it a double's probability is exactly 0 or 1
+#: (exp(-745) underflows), so larger values say nothing more and are clipped to it.
+LOG_ODDS_BOUND = 745.0
+
+__all__ = [
+    "LOG_ODDS_BOUND",
+    "AdditiveLabelNB",
+    "MultiLabelClassifierMixin",
+    "MultiLabelEstimator",
+    "MultiLabelNB",
+]
 
 
 class MultiLabelClassifierMixin(Registered, ClassifierMixin):

@@ -18,7 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
+from scipy.special import expit, logit
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -26,7 +26,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .._state import atomic, check_mergeable
 from ..missing import prepare_rows
 from ..stats import GroupStats
-from ._base import NB_CONSTRAINTS, MultiLabelNB
+from ._base import LOG_ODDS_BOUND, NB_CONSTRAINTS, MultiLabelNB
 from ._generic import check_nb_path
 from ._inference import chain_search, stacked_layout, stacked_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
@@ -276,18 +276,23 @@ class EnsembleClassifierChains(MultiLabelNB):
         size = max(1, min(n_chains, _STACK_BUDGET // max(per_chain, 1)))
         return [np.arange(k, min(k + size, n_chains)) for k in range(0, n_chains, size)]
 
-    def _chain_outputs(self, X):
-        """Batches of chains' 0/1 labels and (soft voting) conditional probabilities.
+    def _chain_outputs(self, X, *, log_odds=False):
+        """Batches of chains' 0/1 labels and (soft voting, or ``log_odds``) their
+        conditional log-odds along each chain's path.
 
         Yields arrays of shape (chains in the batch, n_samples, n_labels): on the Naive
         Bayes path, a batch of chains shares one scoring of the features (stacked
         parameters) and one greedy search (:func:`._inference.stacked_search`).
         """
-        soft = self.voting == "soft"
+        soft = self.voting == "soft" or log_odds
         if self.base_estimator is not None:
             check_is_fitted(self, "estimators_")
             for chain in self.estimators_:
-                yield chain.predict(X)[None], chain.predict_proba(X)[None] if soft else None
+                scores = None
+                if soft:
+                    with np.errstate(divide="ignore"):
+                        scores = logit(chain.predict_proba(X))[None]
+                yield chain.predict(X)[None], scores
             return
         prepared = self._prepared(X)
         n_labels = self.n_labels_
@@ -309,15 +314,15 @@ class EnsembleClassifierChains(MultiLabelNB):
                 orders = np.asarray([self.orders_[k] for k in batch])
                 layout = stacked_layout(base, weight, absent, orders)
                 del base  # the layout holds the search's copy
-                labels, log_odds = stacked_search(*layout, conditional=soft)
-                yield labels, expit(log_odds) if soft else None
+                labels, scores = stacked_search(*layout, conditional=soft)
+                yield labels, scores if soft else None
                 continue
             for i, k in enumerate(batch):
                 chain_base = base[:, i * n_labels : (i + 1) * n_labels]
                 yield self._search(chain_base, weight[i], absent[i], self.orders_[k], soft)
 
     def _search(self, base, weight, absent, order, soft):
-        """One chain's labels and (soft) probabilities, each of shape (1, n, L)."""
+        """One chain's labels and (soft) conditional log-odds, each of shape (1, n, L)."""
         labels, log_odds = chain_search(
             base,
             weight,
@@ -327,14 +332,28 @@ class EnsembleClassifierChains(MultiLabelNB):
             beam_width=self.beam_width,
             conditional=soft,
         )
-        return labels[None], expit(log_odds)[None] if soft else None
+        return labels[None], log_odds[None] if soft else None
 
     def predict_proba(self, X):
         """Mean over chains of the 0/1 responses ("hard") or probabilities ("soft")."""
         total = None
-        for labels, proba in self._chain_outputs(X):
-            response = (proba if self.voting == "soft" else labels).sum(axis=0, dtype=np.float64)
+        for labels, log_odds in self._chain_outputs(X):
+            response = expit(log_odds) if self.voting == "soft" else labels
+            response = response.sum(axis=0, dtype=np.float64)
             total = response if total is None else total + response
+        return total / int(self.n_chains)
+
+    def decision_function(self, X):
+        """Soft-voting label scores for ranking and thresholding, (n_samples, n_labels).
+
+        The mean over chains of each chain's log-odds of every label along its predicted
+        path, finite (at most 745 in absolute value, where a double's probability is 0 or
+        1): unlike the vote fractions of hard voting, it ranks rows and labels finely.
+        """
+        total = None
+        for _, log_odds in self._chain_outputs(X, log_odds=True):
+            part = np.clip(log_odds, -LOG_ODDS_BOUND, LOG_ODDS_BOUND).sum(axis=0)
+            total = part if total is None else total + part
         return total / int(self.n_chains)
 
     def predict(self, X):
