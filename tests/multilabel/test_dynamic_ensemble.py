@@ -366,3 +366,14 @@ def test_a_selection_without_evidence_falls_back_to_every_feature(shared_dataset
     assert np.any(widths == train.X.shape[1])
     predicted = model.predict(test.X)
     assert predicted.sum() > 0.2 * np.asarray(test.Y).sum()
+
+
+def test_soft_scores_rank_better_than_hard_votes(shared_dataset):
+    from mlnb.metrics import label_ranking_loss
+
+    train, test = shared_dataset("yeast", "train"), shared_dataset("yeast", "test")
+    model = DynamicChainEnsemble(n_chains=5, beta=2.0, random_state=0).fit(train.X, train.Y)
+    scores = model.decision_function(test.X)
+    assert np.all(np.isfinite(scores)) and scores.shape == test.Y.shape
+    soft = label_ranking_loss(test.Y, scores)
+    assert soft < label_ranking_loss(test.Y, model.predict_proba(test.X)) - 0.05

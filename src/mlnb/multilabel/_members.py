@@ -18,6 +18,7 @@ import numpy as np
 from ..events.auto import is_rule
 from ..missing import has_missing, prepare_rows
 from ..stats import GroupStats
+from ._base import LOG_ODDS_BOUND
 from ._inference import dynamic_greedy_search, greedy_search
 from ._knn_members import choose_neighbours, knn_chain_labels, tiled_orders
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
@@ -70,6 +71,20 @@ class _Members:
         for member in range(self.n_members):
             votes += self.labels(inputs, member, self.orders(inputs, member, betas))
         return votes / self.n_members
+
+    def scores(self, X, beta):
+        """Soft label scores, (n, L), X validated: the members' mean path log-odds (Naive
+        Bayes members, clipped at +-745), or their vote fractions (kinds without scores)."""
+        inputs = self.inputs(X)
+        total = np.zeros((X.shape[0], self.ensemble.n_labels_))
+        for member in range(self.n_members):
+            orders = self.orders(inputs, member, [beta])
+            total += self.member_scores(inputs, member, orders)[0]
+        return total / self.n_members
+
+    def member_scores(self, inputs, member, orders):
+        """A member's label scores in each of ``orders`` (default: its 0/1 labels)."""
+        return self.labels(inputs, member, orders)
 
     def labels_in_orders(self, X, orders, member=None):
         """0/1 labels of one member (or the members' majority) in each fixed order."""
@@ -195,10 +210,19 @@ class NBMembers(_Members):
 
     def labels(self, inputs, member, orders):
         """Greedy chains: ``orders`` (k, L) fixed orders or (k, n, L) one per row."""
+        return self._searched(inputs, member, orders, 0)
+
+    def member_scores(self, inputs, member, orders):
+        """The greedy chains' log-odds of every label along their paths, clipped."""
+        log_odds = self._searched(inputs, member, orders, 1)
+        return np.clip(log_odds, -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
+
+    def _searched(self, inputs, member, orders, part):
+        """Part 0 (labels) or 1 (conditional log-odds) of the member's greedy searches."""
         model = self.model(member)
         base, (weight, absent) = self.log_odds(member, inputs[1], model), model[2]
         search = greedy_search if orders.ndim == 2 else dynamic_greedy_search
-        return np.stack([search(base, weight, absent, order)[0] for order in orders])
+        return np.stack([search(base, weight, absent, order)[part] for order in orders])
 
 
 class KNNMembers(_Members):

@@ -183,6 +183,11 @@ class DynamicChain(MultiLabelNB):
         """0/1 labels, each row's chain in its own order, shape (n_samples, n_labels)."""
         return self._search(X)[0]
 
+    def decision_function(self, X):
+        """``log P(y_k = 1 | x, labels decided before k in x's order)`` minus that of 0:
+        label scores for ranking and thresholding (conditional on the path)."""
+        return self._search(X)[1]
+
     def predict_proba(self, X):
         """``P(y_k = 1 | x, labels decided before k in x's order)``."""
         return expit(self._search(X)[1])

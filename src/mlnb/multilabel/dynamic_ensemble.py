@@ -354,6 +354,14 @@ class DynamicChainEnsemble(MultiLabelNB):
         X = self._validate_X(X, reset=False)
         return members_of(self).votes(X, [self.beta_])[0]
 
+    def decision_function(self, X):
+        """Soft label scores for ranking and thresholding, (n_samples, n_labels): the mean
+        over members of each chain's log-odds along its path (Naive Bayes members; the
+        vote fractions of predict_proba for kNN members)."""
+        check_is_fitted(self, "feature_masks_")
+        X = self._validate_X(X, reset=False)
+        return members_of(self).scores(X, self.beta_)
+
     def predict(self, X):
         """``[mean over members > 0.5]`` for every label (Trajdos and Kurzynski, eq. 22)."""
         return (self.predict_proba(X) > 0.5).astype(int)
