@@ -80,3 +80,17 @@ def test_merge_of_partitions_with_different_label_sets_equals_fit():
         merged = first.merge(second)
         np.testing.assert_array_equal(merged.predict(X), whole.predict(X))
         np.testing.assert_allclose(merged.predict_proba(X), whole.predict_proba(X), rtol=1e-9)
+
+
+@pytest.mark.parametrize("make", [lambda: LabelPowerset(), lambda: RAkEL(random_state=0)])
+def test_decision_function_is_the_unsaturated_log_odds_of_predict_proba(make, shared_dataset):
+    from scipy.special import logit
+
+    train, test = shared_dataset("yeast", "train"), shared_dataset("yeast", "test")
+    model = make().fit(train.X, train.Y)
+    scores, proba = model.decision_function(test.X), model.predict_proba(test.X)
+    assert np.all(np.isfinite(scores))
+    inside = (proba > 1e-9) & (proba < 1 - 1e-9)
+    np.testing.assert_allclose(scores[inside], logit(proba[inside]), atol=1e-4)
+    # where the probabilities saturate the scores still order the labels
+    assert np.all(scores[proba == 1.0] > 20) and np.all(scores[proba == 0.0] < -20)

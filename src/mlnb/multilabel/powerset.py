@@ -11,6 +11,7 @@ in a later ``partial_fit`` batch are appended.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import logit
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -18,7 +19,7 @@ from .._state import atomic, check_mergeable
 from ..events.categorical import check_pseudo_count, log_categorical, log_normalise
 from ..missing import prepare_rows, score_rows
 from ..stats import GroupStats, one_hot
-from ._base import MultiLabelEstimator
+from ._base import LOG_ODDS_BOUND, MultiLabelEstimator
 from ._generic import check_nb_path, fit_multiclass, multiclass_predictions
 from ._labels import binary_classes, check_label_matrix
 
@@ -133,19 +134,24 @@ class _PowersetEnsemble(MultiLabelEstimator):
         alpha = check_pseudo_count(self.prior_alpha)
         return log_categorical(count, count.sum(), len(count), alpha)
 
+    def _subset_joints(self, X):
+        """Per subset (NB path): its labels, its label sets and ``log P(x, set)``, (n x S)."""
+        check_is_fitted(self, "subsets_")
+        X = self._validate_X(X, reset=False)
+        prepared = prepare_rows(self.events_, X, self.missing, caller=type(self).__name__)
+        for subset, params, prior, sets in zip(
+            self.subsets_, self._params, self._log_priors, self.label_sets_, strict=True
+        ):
+            yield subset, sets, score_rows(self.events_, params, prepared, self.missing) + prior
+
     def _subset_marginals(self, X):
         """Per subset: (labels of the subset, P(label = 1 | x) for them, predicted 0/1)."""
-        check_is_fitted(self, "subsets_")
         if self.base_estimator is None:
-            X = self._validate_X(X, reset=False)
-            prepared = prepare_rows(self.events_, X, self.missing, caller=type(self).__name__)
-            for subset, params, prior, sets in zip(
-                self.subsets_, self._params, self._log_priors, self.label_sets_, strict=True
-            ):
-                joint = score_rows(self.events_, params, prepared, self.missing) + prior
+            for subset, sets, joint in self._subset_joints(X):
                 posterior = np.exp(log_normalise(joint))
                 yield subset, posterior @ sets, sets[np.argmax(joint, axis=1)]
             return
+        check_is_fitted(self, "subsets_")
         X = validate_data(self, X, accept_sparse="csr", reset=False)
         for subset, model, sets in zip(
             self.subsets_, self.estimators_, self.label_sets_, strict=True
@@ -162,6 +168,35 @@ class _PowersetEnsemble(MultiLabelEstimator):
             votes[subset] += 1
         with np.errstate(invalid="ignore"):
             return total / votes
+
+    def decision_function(self, X):
+        """Label scores for ranking and thresholding, (n_samples, n_labels): the log-odds of
+        :meth:`predict_proba` (the mean over the subsets holding a label of its marginal),
+        summed over the label sets in log space so that it does not saturate (clipped at
+        +-745)."""
+        if self.base_estimator is not None:
+            with np.errstate(divide="ignore"):
+                scores = logit(self.predict_proba(X))
+            return np.clip(scores, -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
+        positive = negative = None
+        for subset, sets, joint in self._subset_joints(X):
+            if positive is None:
+                positive = np.full((joint.shape[0], self.n_labels_), -np.inf)
+                negative = positive.copy()
+            # the sets' weights relative to the row's best: a side whose every set is more
+            # than 745 below the best underflows to 0 (its log-odds are then clipped)
+            shifted = np.exp(joint - joint.max(axis=1, keepdims=True))
+            norm = np.log(shifted.sum(axis=1, keepdims=True))
+            with np.errstate(divide="ignore"):
+                positive[:, subset] = np.logaddexp(
+                    positive[:, subset], np.log(shifted @ sets) - norm
+                )
+                negative[:, subset] = np.logaddexp(
+                    negative[:, subset], np.log(shifted @ (1.0 - sets)) - norm
+                )
+        with np.errstate(invalid="ignore"):  # a label in no subset: probability 0
+            odds = np.nan_to_num(positive - negative, nan=-LOG_ODDS_BOUND)
+        return np.clip(odds, -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
 
     def predict_proba(self, X):
         """Per label, the mean over the subsets holding it of ``P(label = 1 | x)``."""
