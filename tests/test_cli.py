@@ -354,3 +354,128 @@ def test_text_errors_say_what_to_do(tmp_path):
     text_model.write_bytes(text_model.read_bytes()[:200])
     result = invoke("predict", text_model, "webkb", *d)
     assert result.exit_code == 1 and "not a readable mlnb model file" in result.stderr
+
+
+# --- --metrics, --threshold and the degenerate-prediction warning ---------------------------
+
+
+def evaluate_json(*args):
+    result = invoke("evaluate", "synthetic-counts", "--cv", "3", "--json", *args)
+    assert result.exit_code == 0, result.output
+    return {row["method"]: row for row in json.loads(result.stdout)}
+
+
+def test_evaluate_ranking_metrics():
+    result = invoke(
+        "evaluate", "synthetic-counts", "-m", "br,dce", "--cv", "3", "--metrics", "ranking", "-q"
+    )
+    assert result.exit_code == 0, result.output
+    header = result.stdout.splitlines()[0].split()
+    assert header == ["method", *mlnb.metrics.METRIC_SETS["ranking"], "train_time", "test_time"]
+    rows = evaluate_json(
+        "-m", "br", "--metrics", "micro_f1,label_ranking_loss", "--metrics", "hamming"
+    )
+    assert list(rows["br"]) == [
+        "method", "micro_f1", "label_ranking_loss", "hamming", "train_time", "test_time"
+    ]  # fmt: skip
+    assert 0 <= rows["br"]["label_ranking_loss"] < 0.1 < rows["br"]["micro_f1"] <= 1
+
+
+def test_threshold_wraps_multilabel_methods_in_tuned_thresholds():
+    from mlnb.decision_rules import Threshold
+    from mlnb.evaluation import cross_validate
+
+    metrics = ("--metrics", "micro_f1,macro_f1,label_ranking_loss")
+    default = evaluate_json("-m", "br,cc", *metrics)
+    tuned = evaluate_json("-m", "br,cc", "--threshold", "tuned", *metrics)
+    for method in ("br", "cc"):
+        assert tuned[method]["micro_f1"] != default[method]["micro_f1"]
+        # the scores, hence the ranking criteria, are the inner model's
+        assert tuned[method]["label_ranking_loss"] == pytest.approx(
+            default[method]["label_ranking_loss"]
+        )
+    data = mlnb.cli._inputs.load_data("synthetic-counts")
+    expected = cross_validate(
+        mlnb.TunedThresholdsCV(mlnb.BinaryRelevance(events="gaussian"), random_state=0),
+        data.X, data.Y, cv=3, metrics="micro_f1", random_state=0,
+    )  # fmt: skip
+    assert tuned["br"]["micro_f1"] == pytest.approx(expected.mean()["micro_f1"])
+    # -p reaches the inner method; a number is a fixed cut; br-tuned is not wrapped twice
+    model = _estimator("br", data, {"events": "bernoulli"}, seed=3, threshold=-1.5)
+    assert isinstance(model, mlnb.TunedThresholdsCV) and model.random_state == 3
+    assert model.estimator.events == "bernoulli"
+    assert isinstance(model.strategy, Threshold) and model.strategy.threshold == -1.5
+    assert model.scoring == "f1_micro" and model.cv == 5
+    model = _estimator("br-tuned", data, {"events": "bernoulli"}, threshold="rcut")
+    assert isinstance(model.estimator, mlnb.BinaryRelevance) and model.strategy == "rcut"
+    assert model.estimator.events == "bernoulli"
+    assert _estimator("cc", data, {}, threshold="tuned").strategy == "auto"
+    rows = evaluate_json("-m", "br", "--threshold", "1e9", "--metrics", "micro_recall")
+    assert rows["br"]["micro_recall"] == 0  # no log-odds reaches the cut
+
+
+def test_fit_with_a_threshold_writes_a_tuned_model(tmp_path):
+    model = tmp_path / "br.mlnb"
+    result = invoke("fit", "synthetic-counts", "-m", "br", "--threshold", "pcut", "-o", model, "-q")
+    assert result.exit_code == 0, result.output
+    restored = load(model)
+    assert isinstance(restored, mlnb.TunedThresholdsCV) and restored.best_strategy_ == "pcut"
+    assert mlnb.io.read_metadata(model)["threshold"] == "pcut"
+
+
+def test_compare_with_metrics_and_threshold(tmp_path):
+    out = tmp_path / "cmp"
+    result = invoke(
+        "compare", "-m", "br,naibx", "--datasets", "synthetic-counts", "--datasets",
+        "synthetic-gaussian", "--cv", "2", "--metrics", "one_error,micro_f1",
+        "--threshold", "tuned", "--out", out, "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert list(summary["criteria"]) == ["one_error", "micro_f1", "train_time", "test_time"]
+    assert (out / "cd_one_error.svg").is_file() and (out / "cd_train_time.svg").is_file()
+    assert not (out / "cd_hamming.svg").exists()
+
+
+def test_metrics_and_threshold_errors(tmp_path):
+    for args, said in [
+        (("--threshold", "bogus"), "'--threshold'"),
+        (("--threshold", "nan"), "finite number"),
+        (("--metrics", "bogus,ranking"), "unknown metric or set 'bogus'"),
+        (("--metrics", ","), "at least one"),
+    ]:
+        result = invoke("evaluate", "synthetic-counts", "-m", "br", *args)
+        assert result.exit_code == 2, args  # usage errors
+        assert said in result.output and "Invalid value" in result.output
+    result = invoke("evaluate", "synthetic-counts", "-m", "br", "--metrics", "sl_accuracy")
+    assert result.exit_code == 1 and "multi-label data" in result.stderr
+    labelled = labelled_file(tmp_path / "news.txt", 0)
+    result = invoke("evaluate", labelled, "-m", "mnb", "--threshold", "tuned")
+    assert result.exit_code == 1 and "leave --threshold out" in result.stderr
+    result = invoke("evaluate", labelled, "-m", "mnb", "--metrics", "ranking")
+    assert result.exit_code == 1 and "macro_f1" in result.stderr
+    result = invoke(
+        "evaluate", labelled, "-m", "mnb", "--cv", "3", "--metrics", "macro_f1,accuracy"
+    )
+    assert result.exit_code == 0, result.output
+    header = ["method", "macro_f1", "accuracy", "train_time", "test_time"]
+    assert result.stdout.split()[:5] == header
+
+
+class NoLabels(mlnb.BinaryRelevance):
+    """Binary relevance that never predicts a label."""
+
+    def predict(self, X):
+        return np.zeros_like(super().predict(X))
+
+
+def test_degenerate_predictions_get_one_warning_line(capsys):
+    from mlnb.cli import _scores
+
+    data = mlnb.cli._inputs.load_data("synthetic-counts")
+    _scores(NoLabels(), data, 3, seed=0, stratify=False, method="zeros")
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("warning: zeros on synthetic-counts: NoLabels")
+    assert "no label at all" in err[0] and "TunedThresholdsCV" in err[0]
+    _scores(mlnb.BinaryRelevance(), data, 3, seed=0, stratify=False, method="br")
+    assert capsys.readouterr().err == ""

@@ -18,21 +18,28 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import math
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import click
 import numpy as np
 
 from .. import __version__
+from ..decision_rules import RULES, Threshold
 from ..io import ModelFileError, load, read_metadata, save
 from ..metrics import (
+    METRIC_SETS,
+    METRICS,
+    get_metrics,
     single_label_accuracy,
     single_label_f1,
     single_label_precision,
     single_label_recall,
 )
+from ..thresholds import TunedThresholdsCV
 from ._inputs import (
     GENERATED,
     TEXT_CORPORA,
@@ -181,6 +188,106 @@ stratify_option = click.option(
 )
 
 
+# Names of the criteria sets shown in help and errors (the deprecated alias left out).
+METRIC_SET_NAMES = ("dynamic_chains", "naibx", "ranking")
+# --threshold words: "tuned" lets TunedThresholdsCV choose among the rules.
+THRESHOLD_WORDS = ("tuned", *RULES)
+
+
+def _metrics_value(ctx, param, values):
+    """--metrics: names and set names (repeated or comma-separated), checked; None if absent."""
+    names = list(dict.fromkeys(n.strip() for v in values for n in v.split(",") if n.strip()))
+    if not values:
+        return None
+    if not names:
+        raise click.BadParameter("give at least one metric or set name", ctx, param)
+    unknown = [n for n in names if n not in METRICS and n not in METRIC_SETS]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown metric or set {', '.join(map(repr, unknown))}; sets: "
+            f"{', '.join(METRIC_SET_NAMES)}; metrics: {', '.join(sorted(METRICS))}",
+            ctx,
+            param,
+        )
+    return tuple(names)
+
+
+def _threshold_value(ctx, param, value):
+    """--threshold: a rule name of THRESHOLD_WORDS or a finite number; None if absent."""
+    if value is None:
+        return None
+    word = value.strip().lower()
+    if word in THRESHOLD_WORDS:
+        return word
+    try:
+        number = float(word)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        raise click.BadParameter(
+            f"expected {', '.join(THRESHOLD_WORDS)} or a finite number (a cut on the "
+            f"log-odds); got {value!r}",
+            ctx,
+            param,
+        )
+    return number
+
+
+metrics_option = click.option(
+    "--metrics",
+    "metrics",
+    multiple=True,
+    metavar="NAMES",
+    callback=_metrics_value,
+    help="Criteria, by name or set name (comma-separated or repeated). Multi-label data: "
+    "sets dynamic_chains (the default), naibx, ranking (coverage, ranking loss, LRAP, "
+    "one-error, macro/micro ROC AUC and average precision of the label scores, log loss of "
+    "the probabilities), or names such as micro_f1, macro_f1, hamming, label_ranking_loss "
+    "(all: mlnb.metrics.METRICS). Text corpora: " + ", ".join(SINGLE_LABEL_CRITERIA) + ".",
+)
+threshold_option = click.option(
+    "--threshold",
+    "threshold",
+    metavar="RULE",
+    default=None,
+    callback=_threshold_value,
+    help="Decision rule of the multi-label methods, instead of the 0.5 rule: the method "
+    "is wrapped in mlnb.TunedThresholdsCV (rule fitted on 5-fold out-of-fold scores, "
+    "micro F1). tuned: the best of the rules; pcut, pcutl, rcut, mcut, scut: that rule; "
+    "threshold: one cut fitted for micro F1; a number T: labels with log-odds >= T (0 is "
+    "about the 0.5 rule). -p parameters still go to the method itself.",
+)
+
+
+def _strategy(threshold):
+    """The TunedThresholdsCV strategy of a --threshold value."""
+    if isinstance(threshold, float):
+        return Threshold(threshold)
+    return "auto" if threshold == "tuned" else threshold
+
+
+def _metric_names(metrics, data):
+    """The criteria --metrics asks for on ``data`` (None: the default), checked up front."""
+    if metrics is None:
+        return None
+    if is_text(data):
+        wrong = [n for n in metrics if n not in SINGLE_LABEL_CRITERIA]
+        if wrong:
+            raise ValueError(
+                f"--metrics: {data.name} is a single-label text corpus, scored by "
+                f"{', '.join(SINGLE_LABEL_CRITERIA)}; got {', '.join(wrong)}"
+            )
+        return list(metrics)
+    resolved = get_metrics(metrics)
+    wrong = [n for n, m in resolved.items() if m.task == "single_label"]
+    if wrong:
+        raise ValueError(
+            f"--metrics: {', '.join(wrong)} score single-label classes, but {data.name} is "
+            "multi-label data: choose multi-label criteria (e.g. micro_f1, hamming, ranking)"
+        )
+    return list(resolved)
+
+
 def _methods(values):
     """Method names from repeated and comma-separated -m values, in order, no repeats."""
     names = [n.strip() for value in values for n in value.split(",") if n.strip()]
@@ -191,8 +298,12 @@ def _kind(data):
     return "text" if is_text(data) else "multilabel"
 
 
-def _estimator(method, data, settings, *, seed=0, tfidf=None):
-    """Method ``method`` ready for ``data``: a text pipeline for a text corpus."""
+def _estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None):
+    """Method ``method`` ready for ``data``: a text pipeline for a text corpus.
+
+    ``threshold`` (a --threshold value) wraps a multi-label method in
+    :class:`~mlnb.TunedThresholdsCV` (or sets the strategy of one that already is).
+    """
     single = [n for n in METHODS if is_single_label(n)]
     multi = [n for n in METHODS if not is_single_label(n)]
     if method in single and not is_text(data):
@@ -211,13 +322,26 @@ def _estimator(method, data, settings, *, seed=0, tfidf=None):
     if is_text(data):
         from ..text import make_text_pipeline
 
+        if threshold is not None:
+            raise ValueError(
+                f"--threshold chooses the decision rule of multi-label methods; {method} is "
+                f"a single-label classifier and {data.name} a text corpus (one class per "
+                "row): leave --threshold out"
+            )
         classifier = build(method, None, settings, random_state=seed)
         return make_text_pipeline(classifier, tfidf=tfidf)
     if tfidf is not None:
         raise ValueError(
             f"--tfidf/--counts choose the features of text; {data.name} is feature data"
         )
-    return build(method, data.X, settings, random_state=seed)
+    estimator = build(method, data.X, settings, random_state=seed)
+    if threshold is None:
+        return estimator
+    if isinstance(estimator, TunedThresholdsCV):  # br-tuned, cc-tuned: only the rule changes
+        return estimator.set_params(strategy=_strategy(threshold))
+    return TunedThresholdsCV(
+        estimator, strategy=_strategy(threshold), scoring="f1_micro", cv=5, random_state=seed
+    )
 
 
 def _xy(data, *, labelled=True):
@@ -245,24 +369,54 @@ def _evaluation_data(name, *, cv, split, train_test, data_dir, variant=None):
     return join(train, test, name=name), PredefinedSplit(rows)
 
 
-def _scores(estimator, data, folds, *, seed, stratify):
-    """Mean criteria over the folds, plus T_train and T_test (seconds)."""
-    from ..evaluation import cross_validate
+def _scores(estimator, data, folds, *, seed, stratify, metrics=None, method=None):
+    """Mean criteria over the folds, plus T_train and T_test (seconds).
+
+    ``metrics``: the names of :func:`_metric_names` (None: the default criteria). A
+    :class:`~mlnb.evaluation.DegeneratePredictionWarning` is printed as one line naming
+    ``method`` and the data set.
+    """
+    from ..evaluation import DegeneratePredictionWarning, cross_validate
 
     X, y = _xy(data)
     options = {"cv": folds, "random_state": seed, "stratify": "iterative" if stratify else None}
-    if not is_text(data):
-        return cross_validate(estimator, X, y, **options).mean()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DegeneratePredictionWarning)
+        if not is_text(data):
+            result = cross_validate(estimator, X, y, metrics=metrics, **options).mean()
+        else:
+            result = _text_scores(estimator, X, y, metrics, options)
+    for warning in caught:
+        if issubclass(warning.category, DegeneratePredictionWarning):
+            click.echo(f"warning: {method} on {data.name}: {warning.message}", err=True)
+        else:
+            warnings.showwarning(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    return result
+
+
+def _text_scores(estimator, X, y, metrics, options):
+    """The single-label criteria (``metrics``, default all) of a text cross-validation."""
+    from ..evaluation import cross_validate
+
     result = cross_validate(
         estimator, X, y, metrics="sl_accuracy", return_predictions=True, **options
     )
     folds = list(zip(result.test_indices, result.predictions, strict=True))
     scores = {
-        name: float(np.mean([criterion(y[test], predicted) for test, predicted in folds]))
-        for name, criterion in SINGLE_LABEL_CRITERIA.items()
+        name: float(
+            np.mean([SINGLE_LABEL_CRITERIA[name](y[test], predicted) for test, predicted in folds])
+        )
+        for name in metrics or SINGLE_LABEL_CRITERIA
     }
     times = result.mean()
     return {**scores, "train_time": times["train_time"], "test_time": times["test_time"]}
+
+
+def _columns(rows, first):
+    """``first``, then every key of the rows in order of appearance."""
+    return [first, *dict.fromkeys(c for row in rows for c in row if c != first)]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -349,6 +503,7 @@ def datasets(data_dir, as_json, quiet):
 @click.argument("data")
 @click.option("-m", "--method", required=True, help="Method name (listed below).")
 @param_option
+@threshold_option
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @part_option("train", "Which part of a data set with a provided split to train on.")
 @variant_option
@@ -356,7 +511,7 @@ def datasets(data_dir, as_json, quiet):
 @data_dir_option
 @quiet_option
 @reported
-def fit(data, method, params, output, part, variant, tfidf, data_dir, quiet):
+def fit(data, method, params, threshold, output, part, variant, tfidf, data_dir, quiet):
     """Train METHOD on DATA and write a model file.
 
     DATA is a data-set name (`mlnb datasets`), an ARFF file, a generated set
@@ -368,11 +523,12 @@ def fit(data, method, params, output, part, variant, tfidf, data_dir, quiet):
     \b
     Examples:
       mlnb fit emotions -m cc -p inference=beam -o emotions-cc.mlnb
+      mlnb fit enron -m br --threshold tuned -o enron-br.mlnb
       mlnb fit webkb -m bayes-mnb -p beta=0.1 -o webkb.mlnb
       mlnb fit 20ng_bydate -m mnb --tfidf -o 20ng.mlnb
     """
     dataset = load_data(data, data_dir=data_dir, part=part, variant=variant)
-    estimator = _estimator(method, dataset, parse_params(params), tfidf=tfidf)
+    estimator = _estimator(method, dataset, parse_params(params), tfidf=tfidf, threshold=threshold)
     X, y = _xy(dataset)
     start = time.perf_counter()
     estimator.fit(X, y)
@@ -380,6 +536,7 @@ def fit(data, method, params, output, part, variant, tfidf, data_dir, quiet):
     metadata = {
         "method": method,
         "params": list(params),
+        "threshold": threshold,
         "data": data,
         "part": part,
         "kind": _kind(dataset),
@@ -518,6 +675,8 @@ def _cv_value(cv, split):
     help="Method name; repeat, or separate names by commas.",
 )
 @param_option
+@metrics_option
+@threshold_option
 @click.option("--cv", type=int, default=10, show_default=True, help="Number of folds.")
 @click.option("--split", type=float, default=None, help="One holdout split: train fraction.")
 @train_test_option
@@ -533,6 +692,8 @@ def evaluate(
     data,
     methods,
     params,
+    metrics,
+    threshold,
     cv,
     split,
     train_test,
@@ -553,10 +714,18 @@ def evaluate(
     precision, recall and F1, all scores (higher is better; for one class per row the
     micro averages equal accuracy).
 
+    --metrics chooses other criteria: sets (naibx; ranking: criteria of the label scores,
+    such as ranking loss and ROC AUC) and single names (micro_f1, label_ranking_loss, ...),
+    which may be mixed. --threshold replaces the 0.5 rule of multi-label methods by a
+    decision rule fitted out of fold (mlnb.TunedThresholdsCV). A method that predicts no
+    label, or almost every label, on held-out rows gets a warning naming the likely cause.
+
     \b
     Examples:
       mlnb evaluate yeast -m br -m cc -m ecc --cv 10
       mlnb evaluate tmc2007 -m br -p events=bernoulli --split 0.66 --json
+      mlnb evaluate emotions -m br,cc --metrics ranking
+      mlnb evaluate enron -m br --threshold tuned --metrics micro_f1,label_ranking_loss
       mlnb evaluate webkb -m mnb,bnb,bayes-mnb --train-test
       mlnb evaluate r8_allterms -m mnb -m gnb --cv 10 --stratify
     """
@@ -565,14 +734,25 @@ def evaluate(
         data, cv=cv, split=split, train_test=train_test, data_dir=data_dir, variant=variant
     )
     settings = parse_params(params)
-    estimators = {m: _estimator(m, dataset, settings, seed=seed, tfidf=tfidf) for m in methods}
+    criteria = _metric_names(metrics, dataset)
+    estimators = {
+        m: _estimator(m, dataset, settings, seed=seed, tfidf=tfidf, threshold=threshold)
+        for m in methods
+    }
     rows = []
     with _progress(estimators.items(), f"evaluating on {dataset.name}", quiet or as_json) as bar:
         for name, estimator in bar:
-            scores = _scores(estimator, dataset, folds, seed=seed, stratify=stratify)
+            scores = _scores(
+                estimator,
+                dataset,
+                folds,
+                seed=seed,
+                stratify=stratify,
+                metrics=criteria,
+                method=name,
+            )
             rows.append({"method": name, **scores})
-    columns = ["method", *[c for c in rows[0] if c != "method"]]
-    _echo_table(rows, columns, as_json=as_json)
+    _echo_table(rows, _columns(rows, "method"), as_json=as_json)
 
 
 evaluate.help = inspect.cleandoc(evaluate.help) + "\n\n\b\n" + describe_methods()
@@ -593,6 +773,8 @@ evaluate.help = inspect.cleandoc(evaluate.help) + "\n\n\b\n" + describe_methods(
     help="Data-set name; repeat. Default: the generated synthetic-* sets.",
 )
 @param_option
+@metrics_option
+@threshold_option
 @click.option("--cv", type=int, default=5, show_default=True)
 @click.option("--split", type=float, default=None, help="One holdout split: train fraction.")
 @train_test_option
@@ -617,6 +799,8 @@ def compare(
     methods,
     names,
     params,
+    metrics,
+    threshold,
     cv,
     split,
     train_test,
@@ -636,9 +820,14 @@ def compare(
     CSV) and critical-difference diagrams (PNG, SVG); prints a summary. The data sets are
     all multi-label, or all text corpora (with single-label classifiers).
 
+    --metrics chooses the criteria (as in `mlnb evaluate`; the diagrams are then drawn for
+    them and T_train); --threshold applies to every multi-label method.
+
     \b
     Examples:
       mlnb compare -m br -m cc -m ecc --datasets emotions --datasets yeast --cv 10
+      mlnb compare -m br,cc --datasets emotions --datasets yeast --metrics ranking \\
+          --threshold tuned
       mlnb compare -m mnb,bnb,bayes-mnb --datasets webkb --datasets r8_allterms \\
           --datasets 20ng_bydate --train-test
     """
@@ -649,7 +838,7 @@ def compare(
         raise Failure("compare needs at least two methods")
     data_names = list(dict.fromkeys(names)) or list(GENERATED)
     settings = parse_params(params)
-    loaded, estimators = {}, {}
+    loaded, criteria, estimators = {}, {}, {}
     for data_name in data_names:
         loaded[data_name] = _evaluation_data(
             data_name, cv=cv, split=split, train_test=train_test, data_dir=data_dir
@@ -657,16 +846,29 @@ def compare(
         data = loaded[data_name][0]
         for method in chosen:
             estimators[data_name, method] = _estimator(
-                method, data, settings, seed=seed, tfidf=tfidf
+                method, data, settings, seed=seed, tfidf=tfidf, threshold=threshold
             )
+        criteria[data_name] = _metric_names(metrics, data)
     kind = _kind(loaded[data_names[0]][0])  # one kind: _estimator refused any mix
     means = {}  # criterion -> {method -> {dataset -> value}}
     with _progress(estimators.items(), "cross-validating", quiet or as_json) as bar:
         for (data_name, method), estimator in bar:
             data, folds = loaded[data_name]
-            scores = _scores(estimator, data, folds, seed=seed, stratify=stratify)
+            scores = _scores(
+                estimator,
+                data,
+                folds,
+                seed=seed,
+                stratify=stratify,
+                metrics=criteria[data_name],
+                method=method,
+            )
             for criterion, value in scores.items():
                 means.setdefault(criterion, {}).setdefault(method, {})[data_name] = value
+    runs = len(chosen) * len(data_names)
+    incomplete = [c for c, v in means.items() if sum(map(len, v.values())) < runs]
+    if incomplete and not quiet:  # e.g. log_loss of a method without probabilities
+        click.echo(f"note: not ranked (missing for some runs): {', '.join(incomplete)}", err=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "means.json").write_text(json.dumps(means, indent=1))
     summary = {"methods": chosen, "datasets": data_names, "criteria": {}}
@@ -676,7 +878,11 @@ def compare(
     else:
         import pandas as pd
 
-        tables = {c: pd.DataFrame(v).T.loc[chosen, data_names] for c, v in means.items()}
+        tables = {
+            c: pd.DataFrame(v).T.loc[chosen, data_names]
+            for c, v in means.items()
+            if c not in incomplete
+        }
         for criterion, table in tables.items():
             table.to_csv(out_dir / f"means_{criterion}.csv")
         higher = dict.fromkeys(SINGLE_LABEL_CRITERIA, True) if kind == "text" else None
@@ -684,7 +890,8 @@ def compare(
         (out_dir / "ranks.md").write_text(comparison.to_markdown("ranks") + "\n")
         comparison.to_csv(out_dir / "ranks.csv", kind="ranks")
         (out_dir / "wilcoxon_holm.md").write_text(comparison.to_markdown("wilcoxon") + "\n")
-        for criterion in PLOTTED[kind]:
+        plotted = PLOTTED[kind] if metrics is None else (*criteria[data_names[0]], "train_time")
+        for criterion in plotted:
             if criterion in comparison.criteria:
                 comparison.plot_critical_difference(
                     out_dir / f"cd_{criterion}", criterion=criterion

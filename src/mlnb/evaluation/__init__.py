@@ -2,7 +2,9 @@
 
 - :func:`cross_validate`: k-fold or holdout runs of any ``fit``/``predict`` estimator,
   the criteria of :mod:`mlnb.metrics` per fold plus T_train and T_test (seconds);
-  optional iterative stratification of multi-label targets.
+  optional iterative stratification of multi-label targets; ranking criteria of label
+  scores; a :class:`DegeneratePredictionWarning` when a model predicts no label or almost
+  every label out of fold.
 - :func:`compare`: average ranks, Friedman and Iman-Davenport tests, Nemenyi post-hoc test
   and critical difference, Wilcoxon signed-rank and paired t-tests with Holm's correction
   (Demsar 2006); tables as Markdown, LaTeX and CSV; critical-difference diagram and radar
@@ -12,7 +14,7 @@ Only numpy, scipy and scikit-learn are needed to import this package; ``compare`
 iterative stratification need ``mlnb[stats]``, the plots ``mlnb[plot]``.
 """
 
-from ._cross_validation import CVResult, cross_validate
+from ._cross_validation import CVResult, DegeneratePredictionWarning, cross_validate
 from ._plots import plot_critical_difference, plot_radar
 from ._statistics import Comparison, CriterionComparison, compare
 from ._tables import format_table
@@ -21,6 +23,7 @@ __all__ = [
     "CVResult",
     "Comparison",
     "CriterionComparison",
+    "DegeneratePredictionWarning",
     "compare",
     "cross_validate",
     "format_table",

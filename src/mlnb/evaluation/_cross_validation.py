@@ -4,11 +4,19 @@ The papers evaluate by 10-fold cross-validation, or on large data sets by one 66
 holdout split, reporting the criteria of :mod:`mlnb.metrics` together with T_train and
 T_test, the seconds spent in ``fit`` and in ``predict`` (``time.perf_counter``).  Each
 fold fits a fresh ``sklearn.base.clone`` of the estimator.
+
+Multi-label runs may also ask for the ranking criteria of label *scores* (task
+``"multilabel_scores"``, e.g. ``metrics="ranking"``): each fold computes the scores once,
+with :func:`mlnb.thresholds.label_scores` (``decision_function``, else
+``predict_log_odds``, else the log-odds of ``predict_proba``), and ``predict_proba`` for
+the log loss.  A fold whose 0/1 predictions hold no label at all, or almost every label,
+while the truth does not, is reported by one :class:`DegeneratePredictionWarning` per run.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,14 +25,33 @@ from sklearn.base import clone
 from sklearn.utils import _safe_indexing
 from sklearn.utils.parallel import Parallel, delayed
 
-from ..metrics import Metric, get_metrics
+from ..metrics import Metric, get_metrics, log_loss
+from ..thresholds import label_scores
 from ._optional import require
 from ._splits import split_indices
 from ._tables import format_table
 
-__all__ = ["CVResult", "cross_validate"]
+__all__ = ["CVResult", "DegeneratePredictionWarning", "cross_validate"]
 
 _TIMES = ("train_time", "test_time")
+_SCORE_METHODS = ("decision_function", "predict_log_odds", "predict_proba")
+# Degenerate 0/1 predictions: none at all while the truth has labels, or a predicted label
+# density above _ALMOST_ALL while the true density is below _SPARSE.
+_ALMOST_ALL, _SPARSE = 0.9, 0.5
+_CAUSES = {
+    "none": "rare labels and a 0.5 rule (or a feature selection that left no evidence): "
+    "try mlnb.TunedThresholdsCV or another event model",
+    "all": "the 0.5 rule on log-odds over-predicts on sparse label spaces: "
+    "try mlnb.TunedThresholdsCV (PCut/RCut)",
+}
+
+
+class DegeneratePredictionWarning(UserWarning):
+    """A model predicted no label at all, or almost every label, on out-of-fold rows.
+
+    Emitted at most once per :func:`cross_validate` run, with the predicted and true
+    labels per row and the likely cause.
+    """
 
 
 @dataclass(frozen=True)
@@ -36,7 +63,8 @@ class CVResult:
     scores : dict of str to ndarray of shape (n_folds,)
         Each metric's value on each fold's test part.
     train_time, test_time : ndarray of shape (n_folds,)
-        Seconds spent in ``fit`` (T_train) and in ``predict`` (T_test).
+        Seconds spent in ``fit`` (T_train) and in ``predict`` (T_test; with score
+        metrics, also in computing the label scores and probabilities).
     metrics : dict of str to Metric
         The criteria, with their loss/score flags.
     train_indices, test_indices : list of ndarray
@@ -117,17 +145,144 @@ def _n_samples(X):
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
+def _name(estimator):
+    """Class name of ``estimator``, with the inner estimator's of a meta-estimator."""
+    name = type(estimator).__name__
+    inner = getattr(estimator, "estimator", None)
+    return f"{name}({type(inner).__name__})" if hasattr(inner, "fit") else name
+
+
+def _has(estimator, method):
+    return callable(getattr(estimator, method, None))
+
+
+class _Probabilities:
+    """Stand-in model whose ``predict_proba`` gives probabilities already computed."""
+
+    def __init__(self, proba):
+        self.proba = proba
+
+    def predict_proba(self, X):
+        return self.proba
+
+
+def _probabilities(estimator, X, shape):
+    """``predict_proba`` as an n x L matrix (a per-label list of n x 2 arrays is accepted)."""
+    proba = estimator.predict_proba(X)
+    if isinstance(proba, list):  # e.g. MultiOutputClassifier: P(0) and P(1) per label
+        if not all(np.ndim(p) == 2 and np.shape(p)[1] == 2 for p in proba):
+            raise ValueError(
+                f"{_name(estimator)}.predict_proba returned a list whose arrays are not "
+                "n x 2 (a label constant in the training part?); the ranking metrics need "
+                "one probability per label."
+            )
+        proba = np.column_stack([np.asarray(p)[:, 1] for p in proba])
+    proba = proba.toarray() if sp.issparse(proba) else np.asarray(proba, dtype=float)
+    if proba.shape != shape:
+        raise ValueError(
+            f"{_name(estimator)}.predict_proba returned shape {proba.shape}; expected the "
+            f"label matrix's {shape}."
+        )
+    return proba
+
+
+def _scores(estimator, X, proba, shape):
+    """Label scores of :func:`mlnb.thresholds.label_scores` (``proba`` reused if given)."""
+    model = estimator
+    if not any(_has(estimator, m) for m in _SCORE_METHODS[:2]):  # label_scores: predict_proba
+        model = _Probabilities(_probabilities(estimator, X, shape) if proba is None else proba)
+    scores = label_scores(model, X)
+    if scores.shape != shape:
+        raise ValueError(
+            f"the label scores of {_name(estimator)} have shape {scores.shape}; expected the "
+            f"label matrix's {shape}."
+        )
+    return scores
+
+
+def _labels_per_row(Y):
+    """Mean number of labels per row of a 0/1 matrix (dense or sparse)."""
+    nonzero = Y.count_nonzero() if sp.issparse(Y) else np.count_nonzero(Y)
+    return nonzero / max(_n_samples(Y), 1)
+
+
 def _fit_and_score(estimator, X, Y, train, test, metrics, keep_predictions):
     X_train, X_test = _safe_indexing(X, train), _safe_indexing(X, test)
     Y_train, Y_test = _safe_indexing(Y, train), _safe_indexing(Y, test)
+    on_scores = {n: m for n, m in metrics.items() if m.task == "multilabel_scores"}
+    on_proba = {n for n, m in on_scores.items() if m.function is log_loss}
     start = time.perf_counter()
     estimator.fit(X_train, Y_train)
     train_time = time.perf_counter() - start
     start = time.perf_counter()
     Y_pred = estimator.predict(X_test)
+    shape = np.shape(Y_test)
+    proba = _probabilities(estimator, X_test, shape) if on_proba else None
+    scores = _scores(estimator, X_test, proba, shape) if set(on_scores) - on_proba else None
     test_time = time.perf_counter() - start
-    scores = {name: float(metric(Y_test, Y_pred)) for name, metric in metrics.items()}
-    return scores, train_time, test_time, (Y_pred if keep_predictions else None)
+    values = {}
+    for name, metric in metrics.items():
+        given = Y_pred if name not in on_scores else proba if name in on_proba else scores
+        values[name] = float(metric(Y_test, given))
+    # Labels per row, predicted and true, for the degenerate-prediction check.
+    cardinality = None
+    if np.ndim(Y_test) == 2:
+        cardinality = (_labels_per_row(Y_pred), _labels_per_row(Y_test), shape[1])
+    return values, train_time, test_time, (Y_pred if keep_predictions else None), cardinality
+
+
+def _check_metrics(metrics, multilabel, estimator):
+    """The metrics that ``estimator`` can be scored by; ValueError before any fit."""
+    task = "multilabel" if multilabel else "single_label"
+    allowed = ("multilabel", "multilabel_scores") if multilabel else ("single_label",)
+    wrong = [n for n, m in metrics.items() if m.task not in allowed]
+    if wrong:
+        raise ValueError(f"metrics {wrong} do not score {task} targets.")
+    on_scores = [n for n, m in metrics.items() if m.task == "multilabel_scores"]
+    if on_scores and not any(_has(estimator, m) for m in _SCORE_METHODS):
+        raise ValueError(
+            f"metrics {on_scores} need label scores, but the estimator {_name(estimator)} "
+            f"has none of {', '.join(_SCORE_METHODS)}; choose 0/1 prediction metrics "
+            "(e.g. 'dynamic_chains') for it."
+        )
+    on_proba = [n for n in on_scores if metrics[n].function is log_loss]
+    if on_proba and not _has(estimator, "predict_proba"):
+        metrics = {n: m for n, m in metrics.items() if n not in on_proba}
+        if not metrics:
+            raise ValueError(
+                f"metrics {on_proba} need probabilities, but the estimator {_name(estimator)} "
+                "has no predict_proba."
+            )
+        warnings.warn(
+            f"{', '.join(on_proba)} skipped: it needs probabilities and the estimator "
+            f"{_name(estimator)} has no predict_proba.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return metrics
+
+
+def _degenerate_message(estimator, cardinalities):
+    """The :class:`DegeneratePredictionWarning` text for a run, or None if all is well."""
+    kinds = {"none": [], "all": []}
+    for predicted, true, n_labels in cardinalities:
+        if predicted == 0 and true > 0:
+            kinds["none"].append((predicted, true))
+        elif predicted > _ALMOST_ALL * n_labels and true < _SPARSE * n_labels:
+            kinds["all"].append((predicted, true))
+    n_labels = cardinalities[0][2] if cardinalities else 0
+    parts = []
+    for kind, what in (("none", "no label at all"), ("all", "almost every label")):
+        folds = kinds[kind]
+        if not folds:
+            continue
+        predicted, true = np.mean(folds, axis=0)
+        parts.append(
+            f"{_name(estimator)} predicted {what} on the test part of {len(folds)} of "
+            f"{len(cardinalities)} folds ({predicted:.2f} of {n_labels} labels per row, "
+            f"against {true:.2f} true labels per row). Likely cause: {_CAUSES[kind]}."
+        )
+    return " ".join(parts) or None
 
 
 def cross_validate(
@@ -160,7 +315,10 @@ def cross_validate(
     metrics : str or list of str, default=None
         Names of :data:`mlnb.metrics.METRICS` or of :data:`mlnb.metrics.METRIC_SETS`;
         default ``"dynamic_chains"`` (the 11 losses) for multi-label ``Y`` and
-        ``"single_label"`` for a 1-D ``Y``.
+        ``"single_label"`` for a 1-D ``Y``.  Multi-label ``Y`` may mix 0/1 prediction
+        metrics with ranking ones (``"ranking"``, task ``"multilabel_scores"``), which
+        score :func:`mlnb.thresholds.label_scores` (``log_loss``: ``predict_proba``; it
+        is skipped, with a warning, for an estimator without ``predict_proba``).
     random_state : int, RandomState or None, default=None
         Seed of the splits: the same seed gives the same folds (and, for a deterministic
         estimator, the same scores).  The estimator's own randomness is its own
@@ -177,16 +335,29 @@ def cross_validate(
     Returns
     -------
     CVResult
+
+    Raises
+    ------
+    ValueError
+        Before any fit, for metrics the target or the estimator cannot be scored by (e.g.
+        ranking metrics for an estimator with no ``decision_function``,
+        ``predict_log_odds`` or ``predict_proba``).
+
+    Warns
+    -----
+    DegeneratePredictionWarning
+        At most once per call, when a fold's predictions on its test part hold no label
+        while the truth has some, or more than 90 % of the labels while the truth has
+        fewer than 50 %.
     """
     if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
         raise TypeError(f"estimator must have fit and predict methods, got {estimator!r}.")
     multilabel = sp.issparse(Y) or np.ndim(Y) == 2
     if not multilabel and np.ndim(Y) != 1:
         raise ValueError(f"Y must be a 1-D class vector or a 2-D indicator matrix, got {Y!r}.")
-    task = "multilabel" if multilabel else "single_label"
     if metrics is None:
         metrics = "dynamic_chains" if multilabel else "single_label"
-    metrics = get_metrics(metrics, task=task)
+    metrics = _check_metrics(get_metrics(metrics), multilabel, estimator)
     n = _n_samples(X)
     if _n_samples(Y) != n:
         raise ValueError(f"X and Y must have the same number of rows, got {n} and {_n_samples(Y)}.")
@@ -196,6 +367,10 @@ def cross_validate(
         for train, test in splits
     )
     scores = {name: np.array([r[0][name] for r in results]) for name in metrics}
+    if multilabel:
+        message = _degenerate_message(estimator, [r[4] for r in results])
+        if message is not None:
+            warnings.warn(message, DegeneratePredictionWarning, stacklevel=2)
     return CVResult(
         scores=scores,
         train_time=np.array([r[1] for r in results]),
