@@ -122,3 +122,42 @@ def test_other_estimators_are_refitted_per_fold():
     model = DynamicChainEnsemble(n_chains=2, beta=2.0, random_state=0, events="multinomial")
     tuned = TunedThresholdsCV(model, strategy="pcutl", cv=3).fit(X, Y)
     assert tuned.best_strategy_ == "pcutl" and tuned.predict(X).shape == Y.shape
+
+
+def test_a_given_threshold_needs_no_out_of_fold_scores():
+    X, Y = data()
+    tuned = TunedThresholdsCV(BinaryRelevance(events="multinomial"), strategy=Threshold(0.0))
+    tuned.fit(X, Y)
+    assert tuned.oof_scores_ is None and np.isnan(tuned.cv_results_["score"]).all()
+    half = BinaryRelevance(events="multinomial").fit(X, Y)
+    np.testing.assert_array_equal(tuned.predict(X), half.predict(X))
+
+
+def test_predict_proba_only_where_the_estimator_has_it():
+    class Scores:
+        def fit(self, X, Y):
+            self.n_labels = np.shape(Y)[1]
+            return self
+
+        def decision_function(self, X):
+            return np.asarray(X)[:, : self.n_labels] - 1.0
+
+        def get_params(self, deep=True):
+            return {}
+
+    X, Y = data()
+    tuned = TunedThresholdsCV(Scores(), strategy="pcut", cv=3).fit(X, Y)
+    assert not hasattr(tuned, "predict_proba")
+    assert tuned.predict(X).shape == Y.shape
+
+
+def test_label_scores_take_a_list_of_per_label_probabilities():
+    class ListProba:
+        def predict_proba(self, X):
+            return [
+                np.column_stack([1 - p, p]) for p in (np.array([0.2, 0.9]), np.array([1.0, 0.5]))
+            ]
+
+    scores = label_scores(ListProba(), None)
+    np.testing.assert_allclose(scores[:, 0], np.log([0.25, 9.0]))
+    assert scores[0, 1] == 745.0 and scores[1, 1] == 0.0

@@ -20,10 +20,11 @@ from scipy.special import logit
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.metrics import f1_score, jaccard_score, precision_score, recall_score
 from sklearn.model_selection import KFold, check_cv
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._state import Registered
-from .decision_rules import RULES, make_rule
+from .decision_rules import RULES, Threshold, make_rule
 from .multilabel._base import LOG_ODDS_BOUND as _SATURATED
 from .multilabel._labels import check_label_matrix
 
@@ -50,7 +51,10 @@ def label_scores(model, X):
         if callable(getattr(model, method, None)):
             scores = np.asarray(getattr(model, method)(X), dtype=np.float64)
             return np.clip(scores, -_SATURATED, _SATURATED)
-    proba = np.asarray(model.predict_proba(X), dtype=np.float64)
+    proba = model.predict_proba(X)
+    if isinstance(proba, list):  # one (n x 2) array per label (scikit-learn's multi-output)
+        proba = np.column_stack([np.asarray(p)[:, -1] for p in proba])
+    proba = np.asarray(proba.toarray() if hasattr(proba, "toarray") else proba, dtype=np.float64)
     with np.errstate(divide="ignore"):
         return np.clip(logit(proba), -_SATURATED, _SATURATED)
 
@@ -103,8 +107,9 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         Name of the chosen rule (its class name for a rule object).
     cv_results_ : dict
         ``strategy`` (names) and ``score`` (out-of-fold score of each rule).
-    oof_scores_ : ndarray of shape (n_samples, n_labels)
-        The out-of-fold label scores the rules were fitted to.
+    oof_scores_ : ndarray of shape (n_samples, n_labels) or None
+        The out-of-fold label scores the rules were fitted to (None for a given threshold,
+        which needs none; its ``cv_results_`` score is then NaN).
 
     Examples
     --------
@@ -179,18 +184,24 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         score = _scorer(self.scoring)
         Y = check_label_matrix(y, sparse=True)
         truth = Y.toarray()
-        oof = self.out_of_fold_scores(X, Y)
+        candidates = self._candidates()
+        fixed = len(candidates) == 1 and all(
+            isinstance(rule, Threshold) and rule.threshold is not None
+            for rule in candidates.values()
+        )
+        # a given threshold learns nothing: no out-of-fold scores (NaN in the results)
+        oof = np.zeros(truth.shape) if fixed else self.out_of_fold_scores(X, Y)
         names, results, rules = [], [], {}
-        for name, rule in self._candidates().items():
+        for name, rule in candidates.items():
             rule = clone(rule).fit(oof, truth)
             names.append(name)
-            results.append(float(score(truth, rule.predict(oof))))
+            results.append(np.nan if fixed else float(score(truth, rule.predict(oof))))
             rules[name] = rule
-        best = names[int(np.argmax(results))]
+        best = names[0] if fixed else names[int(np.argmax(results))]
         self.cv_results_ = {"strategy": names, "score": np.array(results)}
         self.best_strategy_ = best
         self.rule_ = rules[best]
-        self.oof_scores_ = oof
+        self.oof_scores_ = None if fixed else oof
         self.estimator_ = clone(self.estimator).fit(X, truth)
         self.n_features_in_ = getattr(self.estimator_, "n_features_in_", None)
         return self
@@ -204,6 +215,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         """0/1 label sets: the chosen rule on the label scores."""
         return self.rule_.predict(self.decision_function(X))
 
+    @available_if(lambda self: hasattr(self.estimator, "predict_proba"))
     def predict_proba(self, X):
         """The fitted estimator's probabilities (the rule does not change them)."""
         check_is_fitted(self, "rule_")

@@ -199,8 +199,10 @@ def build(name, X=None, params=None, *, random_state=0):
     if "random_state" in estimator.get_params():
         defaults["random_state"] = random_state
     params = dict(params or {})
-    if events_key == "estimator__events" and "events" in params:  # -p events=... of the inner model
-        params[events_key] = params.pop("events")
+    inner = set(estimator.get_params()) - set(estimator.get_params(deep=False))
+    for key in list(params):  # a wrapped method: -p alpha=... is the inner model's
+        if key not in estimator.get_params() and f"estimator__{key}" in inner:
+            params[f"estimator__{key}"] = params.pop(key)
     settings = {**defaults, **params}
     unknown = sorted(set(settings) - set(estimator.get_params()))
     if unknown:
