@@ -5,7 +5,8 @@ BLAS thread (``OPENBLAS_NUM_THREADS=1``), as the figures in docs/benchmarks.md a
 
 Data: 20 Newsgroups bydate (raw archive in ../shared/data, turned into counts with
 scikit-learn's CountVectorizer; 20 classes) and scene (Mulan ARFF; the class of a row is its
-label set, label-powerset style). Each timing is the best of ``--repeat`` runs; the ratio is
+label set, label-powerset style); and a generated 40,000 x 20,000 sparse set of counts
+(density 0.5 %, 20 classes) for the large-sparse case. Each timing is the best of ``--repeat`` runs; the ratio is
 mlnb / scikit-learn (below 1: mlnb is faster). Also prints the largest difference of the two
 libraries' predict_proba, which must be ~1e-12.
 
@@ -21,6 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn import naive_bayes as sk
 from sklearn.feature_extraction.text import CountVectorizer
 
@@ -109,6 +111,17 @@ def main():
     # nominal codes for the categorical model: counts capped at 7, scene's [0, 1] in 5 bins
     G_codes_train, G_codes_test = (np.minimum(G, 7).astype(np.int64) for G in (G_train, G_test))
     scene_codes = np.minimum((scene_X * 5).astype(np.int64), 4)
+    # a large sparse set: 40,000 x 20,000 counts 1..3 at density 0.5 %, 20 classes (seed 0)
+    rng = np.random.default_rng(0)
+    big_X = sp.random(
+        40_000,
+        20_000,
+        density=0.005,
+        format="csr",
+        random_state=0,
+        data_rvs=lambda k: rng.integers(1, 4, k),
+    ).astype(np.float64)
+    big_y = rng.integers(0, 20, big_X.shape[0])
 
     print(f"20 Newsgroups: {X_train.shape[0]} train / {X_test.shape[0]} test documents, ")
     print(f"  vocabulary {X_train.shape[1]} (dense Gaussian: top {G_train.shape[1]} words)")
@@ -184,6 +197,24 @@ def main():
             scene_codes,
             scene_y,
             scene_codes,
+        ),
+    ]
+    cases += [
+        (
+            "40k x 20k sparse / BernoulliNB",
+            mlnb.BernoulliNB(),
+            sk.BernoulliNB(),
+            big_X,
+            big_y,
+            big_X,
+        ),
+        (
+            "40k x 20k sparse / MultinomialNB",
+            mlnb.MultinomialNB(),
+            sk.MultinomialNB(),
+            big_X,
+            big_y,
+            big_X,
         ),
     ]
     for name, ours, theirs, X_fit, y_fit, X_pred in cases:
