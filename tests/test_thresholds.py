@@ -6,7 +6,8 @@ from sklearn.base import clone
 
 from mlnb import BinaryRelevance, ClassifierChain, DynamicChainEnsemble, NaiBX, TunedThresholdsCV
 from mlnb.decision_rules import MCut, PCut, PCutL, RCut, SCut, Threshold, make_rule
-from mlnb.thresholds import label_scores
+from mlnb.events import Bernoulli, Multinomial
+from mlnb.thresholds import event_grid, label_scores
 
 SCORES = np.array(
     [
@@ -161,3 +162,44 @@ def test_label_scores_take_a_list_of_per_label_probabilities():
     scores = label_scores(ListProba(), None)
     np.testing.assert_allclose(scores[:, 0], np.log([0.25, 9.0]))
     assert scores[0, 1] == 745.0 and scores[1, 1] == 0.0
+
+
+def test_a_grid_shares_statistics_and_refits_from_the_total(monkeypatch):
+    X, Y = data(n=200)
+    calls = []
+    original = BinaryRelevance.batch_statistics
+
+    def counted(self, *args, **kwargs):
+        calls.append(type(self.event_model()).__name__)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(BinaryRelevance, "batch_statistics", counted)
+    grid = {"events": [Multinomial(alpha=a) for a in (1.0, 0.1, 0.01)] + [Bernoulli()]}
+    tuned = TunedThresholdsCV(BinaryRelevance(), param_grid=grid, cv=4).fit(X, Y)
+    # one pass per fold for the three multinomial smoothings together, one for Bernoulli
+    assert calls.count("Multinomial") == 4 and calls.count("Bernoulli") == 4
+    assert len(tuned.cv_results_["score"]) == 4 * 6
+    best = int(np.nanargmax(tuned.cv_results_["score"]))
+    assert tuned.best_params_ == tuned.cv_results_["params"][best]
+    # each grid value's out-of-fold scores are those of its own search
+    alone = TunedThresholdsCV(BinaryRelevance(**tuned.best_params_), cv=4)
+    np.testing.assert_allclose(alone.out_of_fold_scores(X, Y), tuned.oof_scores_)
+    # the final model, made from the total statistics, is the fit on every row
+    refit = BinaryRelevance(**tuned.best_params_).fit(X, Y)
+    np.testing.assert_allclose(tuned.decision_function(X), refit.decision_function(X))
+
+
+def test_auto_grid_searches_models_that_suit_the_data():
+    counts, Y = data(n=300)
+    models = {type(p["events"]).__name__ for p in event_grid(counts)}
+    assert models == {"Multinomial", "Bernoulli", "Gaussian"}
+    real = {type(p["events"]).__name__ for p in event_grid(counts - 1.0)}
+    assert real == {"Gaussian", "BayesianGaussian"}
+    X_test, Y_test = data(n=300, seed=1)
+    from mlnb.metrics import f1_score
+
+    tuned = TunedThresholdsCV(BinaryRelevance(), param_grid="auto").fit(counts, Y)
+    default = BinaryRelevance().fit(counts, Y)  # Gaussian events, the 0.5 rule
+    assert f1_score(Y_test, tuned.predict(X_test), average="micro") > f1_score(
+        Y_test, default.predict(X_test), average="micro"
+    )

@@ -9,6 +9,12 @@ For the additive estimators (the statistics protocol: BinaryRelevance, Classifie
 IMLNB, NaiBX) the out-of-fold scores come from fold subtraction: the statistics of every
 fold are computed once and each fold's model is *total minus fold* (no refit per fold).
 Other estimators are refitted per fold.
+
+With ``param_grid`` the estimator's parameters (its event model and smoothing, say) are
+chosen together with the rule: every grid value gets its out-of-fold scores (grid values
+whose statistics agree, such as smoothings of one event model, share one statistics pass)
+and the best (value, rule) pair wins. ``param_grid="auto"`` searches the event models and
+smoothings that suit the data (:func:`event_grid`): "choose everything" in one line.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import numpy as np
 from scipy.special import logit
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.metrics import f1_score, jaccard_score, precision_score, recall_score
-from sklearn.model_selection import KFold, check_cv
+from sklearn.model_selection import KFold, ParameterGrid, check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -28,7 +34,7 @@ from .decision_rules import RULES, Threshold, make_rule
 from .multilabel._base import LOG_ODDS_BOUND as _SATURATED
 from .multilabel._labels import check_label_matrix
 
-__all__ = ["TunedThresholdsCV", "label_scores"]
+__all__ = ["TunedThresholdsCV", "event_grid", "label_scores"]
 
 _AVERAGES = ("micro", "macro", "samples", "weighted")
 _SCORES = {
@@ -59,6 +65,24 @@ def label_scores(model, X):
         return np.clip(logit(proba), -_SATURATED, _SATURATED)
 
 
+def event_grid(X):
+    """The event models and smoothings that ``param_grid="auto"`` searches for rows X.
+
+    Non-negative data (counts, 0/1 words): multinomial and Bernoulli with alpha in 1, 0.1
+    and 0.01, and the Gaussian; data with negative values: the Gaussian with three variance
+    floors and the Bayesian (Normal-Gamma) one. Returns a list of ``{"events": model}``.
+    """
+    from .events import BayesianGaussian, Bernoulli, Gaussian, Multinomial
+
+    values = X.data if hasattr(X, "tocsr") else np.asarray(X)
+    if values.size and np.nanmin(values) < 0:
+        models = [Gaussian(var_smoothing=v) for v in (1e-9, 1e-3, 1e-2)] + [BayesianGaussian()]
+    else:
+        models = [Multinomial(alpha=a) for a in (1.0, 0.1, 0.01)]
+        models += [Bernoulli(alpha=a) for a in (1.0, 0.1, 0.01)] + [Gaussian()]
+    return [{"events": model} for model in models]
+
+
 def _scorer(scoring):
     if callable(scoring):
         return scoring
@@ -68,6 +92,10 @@ def _scorer(scoring):
         f"scoring must be a callable (Y_true, Y_pred) -> float or one of {sorted(_SCORES)}; "
         f"got {scoring!r}"
     )
+
+
+def _n_columns(X):
+    return X.shape[1] if hasattr(X, "shape") else np.asarray(X).shape[1]
 
 
 def _additive(estimator):
@@ -98,6 +126,9 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         Folds of the rows (an int: shuffled KFold with ``random_state``).
     random_state : int or None, default=0
         The shuffling of the folds.
+    param_grid : dict, list of dicts, "auto" or None, default=None
+        Values of the estimator's parameters to choose among, with the rule (as
+        ``GridSearchCV``'s); "auto": the event models of :func:`event_grid`.
 
     Attributes
     ----------
@@ -106,7 +137,10 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
     best_strategy_ : str
         Name of the chosen rule (its class name for a rule object).
     cv_results_ : dict
-        ``strategy`` (names) and ``score`` (out-of-fold score of each rule).
+        ``params``, ``strategy`` and ``score``: the out-of-fold score of every (grid value,
+        rule) pair.
+    best_params_ : dict
+        The chosen grid value ({} without a grid).
     oof_scores_ : ndarray of shape (n_samples, n_labels) or None
         The out-of-fold label scores the rules were fitted to (None for a given threshold,
         which needs none; its ``cv_results_`` score is then NaN).
@@ -123,12 +157,33 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, estimator, *, strategy="auto", scoring="f1_micro", cv=5, random_state=0):
+    def __init__(
+        self,
+        estimator,
+        *,
+        strategy="auto",
+        scoring="f1_micro",
+        cv=5,
+        random_state=0,
+        param_grid=None,
+    ):
         self.estimator = estimator
         self.strategy = strategy
         self.scoring = scoring
         self.cv = cv
         self.random_state = random_state
+        self.param_grid = param_grid
+
+    def _grid(self, X):
+        if self.param_grid is None:
+            return [{}]
+        if isinstance(self.param_grid, str):
+            if self.param_grid != "auto":
+                raise ValueError(
+                    f'param_grid must be a grid, "auto" or None; got {self.param_grid!r}'
+                )
+            return event_grid(X)
+        return list(ParameterGrid(self.param_grid))
 
     def _candidates(self):
         if isinstance(self.strategy, str) and self.strategy == "auto":
@@ -146,11 +201,17 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
             cv = check_cv(self.cv)
         return [test for _, test in cv.split(np.zeros((n_samples, 1)))]
 
-    def out_of_fold_scores(self, X, Y):
+    def out_of_fold_scores(self, X, Y, params=None):
         """Label scores of every row from a model that did not see it, (n x L).
 
-        Fold subtraction for additive estimators (one statistics pass), refits otherwise.
+        ``params``: parameters of the estimator to score with (default: as given). Fold
+        subtraction for additive estimators (one statistics pass), refits otherwise.
         """
+        return self._grid_scores(X, Y, [params or {}])[0][0]
+
+    def _grid_scores(self, X, Y, grid):
+        """Out-of-fold scores of every grid value, and the total statistics of each (None
+        for estimators that are refitted); values with equal statistics share one pass."""
         Y = check_label_matrix(Y, sparse=True)
         n_samples = Y.shape[0]
         folds = self._folds(n_samples)
@@ -160,49 +221,76 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         if not np.all(covered == 1):
             raise ValueError("the folds' test parts must partition the rows")
         X = X.tocsr() if hasattr(X, "tocsr") else np.asarray(X)
-        scores = np.empty(Y.shape)
-        template = clone(self.estimator)
-        if _additive(template):
-            parts = [template.batch_statistics(X[test], Y[test]) for test in folds]
-            total = parts[0].copy(deep=False)
-            for part in parts[1:]:
-                total = total.merge(part)
+        results, shared = [], {}
+        for params in grid:
+            template = clone(self.estimator)
+            if params:
+                template.set_params(**params)
+            scores = np.empty(Y.shape)
+            if not _additive(template):
+                for test in folds:
+                    train = np.setdiff1d(np.arange(n_samples), test)
+                    model = clone(template).fit(X[train], Y[train].toarray())
+                    scores[test] = label_scores(model, X[test])
+                results.append((scores, None))
+                continue
+            key = repr(template.statistics_key())
+            if key not in shared:  # the statistics of every fold, and their total
+                parts = [template.batch_statistics(X[test], Y[test]) for test in folds]
+                total = parts[0].copy(deep=False)
+                for part in parts[1:]:
+                    total = total.merge(part)
+                shared[key] = (parts, total)
+            parts, total = shared[key]
             for test, part in zip(folds, parts, strict=True):
-                model = clone(self.estimator).from_statistics(
+                model = clone(template).from_statistics(
                     total.copy(deep=False).subtract(part), n_features=X.shape[1]
                 )
                 scores[test] = label_scores(model, X[test])
-            return scores
-        for test in folds:
-            train = np.setdiff1d(np.arange(n_samples), test)
-            model = clone(self.estimator).fit(X[train], Y[train].toarray())
-            scores[test] = label_scores(model, X[test])
-        return scores
+            results.append((scores, total))
+        return results
 
     def fit(self, X, y):
-        """Choose the rule on out-of-fold scores, then fit the estimator on all rows."""
+        """Choose the rule (and grid value) on out-of-fold scores, then fit the estimator
+        on all rows (from the total statistics: no further pass, for additive ones)."""
         score = _scorer(self.scoring)
         Y = check_label_matrix(y, sparse=True)
         truth = Y.toarray()
         candidates = self._candidates()
-        fixed = len(candidates) == 1 and all(
-            isinstance(rule, Threshold) and rule.threshold is not None
-            for rule in candidates.values()
+        grid = self._grid(X)
+        fixed = (
+            len(grid) == 1
+            and len(candidates) == 1
+            and all(
+                isinstance(rule, Threshold) and rule.threshold is not None
+                for rule in candidates.values()
+            )
         )
         # a given threshold learns nothing: no out-of-fold scores (NaN in the results)
-        oof = np.zeros(truth.shape) if fixed else self.out_of_fold_scores(X, Y)
-        names, results, rules = [], [], {}
-        for name, rule in candidates.items():
-            rule = clone(rule).fit(oof, truth)
-            names.append(name)
-            results.append(np.nan if fixed else float(score(truth, rule.predict(oof))))
-            rules[name] = rule
-        best = names[0] if fixed else names[int(np.argmax(results))]
-        self.cv_results_ = {"strategy": names, "score": np.array(results)}
-        self.best_strategy_ = best
-        self.rule_ = rules[best]
-        self.oof_scores_ = None if fixed else oof
-        self.estimator_ = clone(self.estimator).fit(X, truth)
+        scored = [(None, None)] if fixed else self._grid_scores(X, Y, grid)
+        rows, best = {"params": [], "strategy": [], "score": []}, None
+        for params, (oof, total) in zip(grid, scored, strict=True):
+            for name, rule in candidates.items():
+                rule = clone(rule).fit(np.zeros(truth.shape) if fixed else oof, truth)
+                value = np.nan if fixed else float(score(truth, rule.predict(oof)))
+                rows["params"].append(params)
+                rows["strategy"].append(name)
+                rows["score"].append(value)
+                if best is None or value > best[0]:
+                    best = (value, params, name, rule, oof, total)
+        _, params, name, rule, oof, total = best
+        self.cv_results_ = {**rows, "score": np.array(rows["score"])}
+        self.best_params_ = params
+        self.best_strategy_ = name
+        self.rule_ = rule
+        self.oof_scores_ = oof
+        estimator = clone(self.estimator)
+        if params:
+            estimator.set_params(**params)
+        if total is not None:
+            self.estimator_ = estimator.from_statistics(total, n_features=_n_columns(X))
+        else:
+            self.estimator_ = estimator.fit(X, truth)
         self.n_features_in_ = getattr(self.estimator_, "n_features_in_", None)
         return self
 

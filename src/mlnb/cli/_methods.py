@@ -120,13 +120,13 @@ METHODS = {
         "mlnb.thresholds",
         "TunedThresholdsCV",
         {"estimator": ("mlnb.multilabel", "BinaryRelevance")},
-        "binary relevance, decision rule (PCut, RCut, SCut, ...) tuned by 5-fold CV",
+        "binary relevance, event model and decision rule (PCut, RCut, ...) tuned by 5-fold CV",
     ),
     "cc-tuned": (
         "mlnb.thresholds",
         "TunedThresholdsCV",
         {"estimator": ("mlnb.multilabel", "ClassifierChain")},
-        "classifier chain, decision rule tuned by 5-fold CV",
+        "classifier chain, event model and decision rule tuned by 5-fold CV",
     ),
 }
 
@@ -192,7 +192,11 @@ def build(name, X=None, params=None, *, random_state=0):
     events_key = next(
         (key for key in ("events", "estimator__events") if key in estimator.get_params()), None
     )
-    if events_key is not None and X is not None:
+    named = bool({"events", "estimator__events"} & set(params or {}))
+    if "param_grid" in estimator.get_params() and not named:
+        # a tuned method without a named event model chooses it with its decision rule
+        defaults["param_grid"] = "auto"
+    elif events_key is not None and X is not None:
         values = X.data if sp.issparse(X) else X
         counts = sp.issparse(X) and (values.size == 0 or values.min() >= 0)
         defaults[events_key] = "multinomial" if counts else "gaussian"
