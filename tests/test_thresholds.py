@@ -7,7 +7,7 @@ from sklearn.base import clone
 from mlnb import BinaryRelevance, ClassifierChain, DynamicChainEnsemble, NaiBX, TunedThresholdsCV
 from mlnb.decision_rules import MCut, PCut, PCutL, RCut, SCut, Threshold, make_rule
 from mlnb.events import Bernoulli, Multinomial
-from mlnb.thresholds import event_grid, label_scores
+from mlnb.thresholds import event_grid, label_scores, scoring_function
 
 SCORES = np.array(
     [
@@ -203,3 +203,29 @@ def test_auto_grid_searches_models_that_suit_the_data():
     assert f1_score(Y_test, tuned.predict(X_test), average="micro") > f1_score(
         Y_test, default.predict(X_test), average="micro"
     )
+
+
+@pytest.mark.parametrize("kind", ["f1", "jaccard", "precision", "recall"])
+@pytest.mark.parametrize("average", ["micro", "macro", "samples", "weighted"])
+def test_scoring_functions_equal_scikit_learns(kind, average):
+    import sklearn.metrics
+
+    rng = np.random.default_rng(0)
+    Y = (rng.random((200, 7)) < 0.2).astype(int)
+    P = (rng.random((200, 7)) < 0.3).astype(int)
+    Y[:, 3], P[:5], Y[:3] = 0, 0, 0  # an empty label, empty predictions, empty rows
+    theirs = getattr(sklearn.metrics, f"{kind}_score")(Y, P, average=average, zero_division=0)
+    assert scoring_function(f"{kind}_{average}")(Y, P) == pytest.approx(theirs, abs=1e-12)
+
+
+def test_scut_thresholds_equal_label_by_label_searches():
+    rng = np.random.default_rng(1)
+    scores = np.round(rng.normal(size=(120, 6)), 1)  # ties
+    truth = rng.random((120, 6)) < 0.3
+    truth[:, 2] = False
+    fitted = SCut(shrinkage=0.0).fit(scores, truth).thresholds_
+    overall = Threshold().fit(scores, truth).threshold_
+    for label in range(6):
+        alone = Threshold().fit(scores[:, [label]], truth[:, [label]]).threshold_
+        expected = alone if np.isfinite(alone) else overall
+        assert fitted[label] == pytest.approx(expected)

@@ -52,7 +52,7 @@ def _best_f1_cut(scores, truth):
 
     One sort: the cuts between consecutive distinct scores are all tried at once.
     """
-    order = np.argsort(-scores, kind="stable")
+    order = np.argsort(-scores)  # ties: only the ends of their runs are cuts
     ordered, positive = scores[order], truth[order]
     n_true = positive.sum()
     if n_true == 0 or len(scores) == 0:
@@ -69,16 +69,58 @@ def _best_f1_cut(scores, truth):
     return threshold, float(f1[best])
 
 
+def _best_f1_cuts(scores, truth):
+    """:func:`_best_f1_cut` of every column at once (one sort of the columns): the
+    thresholds, inf for a column without positives."""
+    n_samples, n_labels = scores.shape
+    if n_samples == 0:
+        return np.full(n_labels, np.inf)
+    order = np.argsort(-scores, axis=0)
+    ordered = np.take_along_axis(scores, order, axis=0)
+    positive = np.take_along_axis(truth, order, axis=0)
+    n_true = positive.sum(axis=0)
+    true_positives = np.cumsum(positive, axis=0)
+    predicted = np.arange(1, n_samples + 1)[:, None]
+    last = np.vstack([ordered[1:] != ordered[:-1], np.ones((1, n_labels), dtype=bool)])
+    f1 = np.where(last, 2 * true_positives / (predicted + n_true), -1.0)
+    best = np.argmax(f1, axis=0)
+    columns = np.arange(n_labels)
+    at = ordered[best, columns]
+    following = np.where(
+        best + 1 < n_samples, ordered[np.minimum(best + 1, n_samples - 1), columns], -np.inf
+    )
+    with np.errstate(invalid="ignore"):
+        middle = (at + following) / 2
+    threshold = np.where(np.isfinite(following) & np.isfinite(middle), middle, at)
+    return np.where(n_true > 0, threshold, np.inf)
+
+
 def _cut_share(scores, share):
     """The threshold above which the given share of ``scores`` (any shape) lies."""
-    flat = np.sort(scores, axis=None)[::-1]
+    flat = np.ravel(scores)
     k = round(share * flat.size)
     if k <= 0:
         return np.inf
     if k >= flat.size:
         return -np.inf
-    low, high = flat[k], flat[k - 1]
+    # the k-th and (k+1)-th largest: a partition, not a sort
+    high, low = -np.partition(-flat, (k - 1, k))[[k - 1, k]]
     return (low + high) / 2 if np.isfinite(low) and np.isfinite(high) else high
+
+
+def _cut_shares(scores, shares):
+    """:func:`_cut_share` of every column with its own share (one sort of the columns)."""
+    n_samples, n_labels = scores.shape
+    ordered = -np.sort(-scores, axis=0)  # each column decreasing
+    k = np.rint(np.asarray(shares) * n_samples).astype(np.intp)
+    columns = np.arange(n_labels)
+    high = ordered[np.clip(k - 1, 0, n_samples - 1), columns]
+    low = ordered[np.clip(k, 0, n_samples - 1), columns]
+    with np.errstate(invalid="ignore"):
+        middle = (low + high) / 2
+    threshold = np.where(np.isfinite(low) & np.isfinite(high), middle, high)
+    threshold = np.where(k <= 0, np.inf, threshold)
+    return np.where(k >= n_samples, -np.inf, threshold)
 
 
 class _Rule(Registered, BaseEstimator):
@@ -135,9 +177,7 @@ class PCutL(_Rule):
     def fit(self, scores, Y):
         scores, truth = _check(scores, Y)
         self.frequency_ = truth.mean(axis=0)
-        self.thresholds_ = np.array(
-            [_cut_share(scores[:, l], f) for l, f in enumerate(self.frequency_)]
-        )
+        self.thresholds_ = _cut_shares(scores, self.frequency_)
         return self
 
     def _thresholds(self):
@@ -225,9 +265,7 @@ class SCut(_Rule):
         if not np.isfinite(overall):
             overall = 0.0
         positives = truth.sum(axis=0)
-        best = np.array(
-            [_best_f1_cut(scores[:, l], truth[:, l])[0] for l in range(scores.shape[1])]
-        )
+        best = _best_f1_cuts(scores, truth)
         # a label without positives (or scores all -inf) takes the global threshold
         best = np.where(np.isfinite(best), best, overall)
         weight = positives / np.maximum(positives + shrinkage, 1e-300)

@@ -24,7 +24,6 @@ from functools import partial
 import numpy as np
 from scipy.special import logit
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.metrics import f1_score, jaccard_score, precision_score, recall_score
 from sklearn.model_selection import KFold, ParameterGrid, check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -34,14 +33,41 @@ from .decision_rules import RULES, Threshold, make_rule
 from .multilabel._base import LOG_ODDS_BOUND as _SATURATED
 from .multilabel._labels import check_label_matrix
 
-__all__ = ["TunedThresholdsCV", "event_grid", "label_scores"]
+__all__ = ["TunedThresholdsCV", "event_grid", "label_scores", "scoring_function"]
 
 _AVERAGES = ("micro", "macro", "samples", "weighted")
+
+
+def _set_score(kind, average, Y, P):
+    """scikit-learn's F1, Jaccard, precision or recall of 0/1 matrices (``zero_division=0``)
+    from the counts of one pass: the rules of a search are scored many times, and
+    scikit-learn's label checks took half of a bibtex search (0.5 of 1.07 s)."""
+    truth, predicted = np.asarray(Y) != 0, np.asarray(P) != 0
+    axis = 1 if average == "samples" else 0
+    tp = (truth & predicted).sum(axis=axis, dtype=np.float64)
+    fp = (~truth & predicted).sum(axis=axis, dtype=np.float64)
+    fn = (truth & ~predicted).sum(axis=axis, dtype=np.float64)
+    if average == "micro":
+        tp, fp, fn = tp.sum(), fp.sum(), fn.sum()
+    numerator, denominator = {
+        "f1": (2 * tp, 2 * tp + fp + fn),
+        "jaccard": (tp, tp + fp + fn),
+        "precision": (tp, tp + fp),
+        "recall": (tp, tp + fn),
+    }[kind]
+    value = np.divide(numerator, denominator, out=np.zeros_like(tp), where=denominator > 0)
+    if average == "weighted":
+        support = tp + fn
+        return float((value * support).sum() / support.sum()) if support.sum() else 0.0
+    return float(np.mean(value))
+
+
 _SCORES = {
-    **{f"f1_{a}": partial(f1_score, average=a, zero_division=0) for a in _AVERAGES},
-    **{f"jaccard_{a}": partial(jaccard_score, average=a, zero_division=0) for a in _AVERAGES},
-    **{f"precision_{a}": partial(precision_score, average=a, zero_division=0) for a in _AVERAGES},
-    **{f"recall_{a}": partial(recall_score, average=a, zero_division=0) for a in _AVERAGES},
+    **{
+        f"{kind}_{a}": partial(_set_score, kind, a)
+        for kind in ("f1", "jaccard", "precision", "recall")
+        for a in _AVERAGES
+    },
     "accuracy": lambda Y, P: float(np.mean(np.all(np.asarray(Y) == P, axis=1))),
 }
 
@@ -83,7 +109,9 @@ def event_grid(X):
     return [{"events": model} for model in models]
 
 
-def _scorer(scoring):
+def scoring_function(scoring):
+    """``scoring(Y_true, Y_pred) -> float`` (greater is better) for a name of
+    :class:`TunedThresholdsCV`'s ``scoring`` (e.g. ``"f1_micro"``), or the callable given."""
     if callable(scoring):
         return scoring
     if scoring in _SCORES:
@@ -253,7 +281,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
     def fit(self, X, y):
         """Choose the rule (and grid value) on out-of-fold scores, then fit the estimator
         on all rows (from the total statistics: no further pass, for additive ones)."""
-        score = _scorer(self.scoring)
+        score = scoring_function(self.scoring)
         Y = check_label_matrix(y, sparse=True)
         truth = Y.toarray()
         candidates = self._candidates()
