@@ -5,7 +5,17 @@ import pytest
 from sklearn.base import clone
 
 from mlnb import BinaryRelevance, ClassifierChain, DynamicChainEnsemble, NaiBX, TunedThresholdsCV
-from mlnb.decision_rules import MCut, PCut, PCutL, RCut, SCut, Threshold, make_rule
+from mlnb.decision_rules import (
+    RULES,
+    Cardinality,
+    MCut,
+    PCut,
+    PCutL,
+    RCut,
+    SCut,
+    Threshold,
+    make_rule,
+)
 from mlnb.events import Bernoulli, Multinomial
 from mlnb.thresholds import event_grid, label_scores, scoring_function
 
@@ -105,14 +115,7 @@ def test_tuned_rule_beats_the_half_rule_out_of_fold():
 
     half = BinaryRelevance(events="multinomial").fit(X, Y).predict(X_test)
     tuned = TunedThresholdsCV(BinaryRelevance(events="multinomial")).fit(X, Y)
-    assert set(tuned.cv_results_["strategy"]) == {
-        "threshold",
-        "pcut",
-        "pcutl",
-        "rcut",
-        "mcut",
-        "scut",
-    }
+    assert set(tuned.cv_results_["strategy"]) == {*RULES}
     assert f1_score(Y_test, tuned.predict(X_test), average="micro") > f1_score(
         Y_test, half, average="micro"
     )
@@ -178,7 +181,7 @@ def test_a_grid_shares_statistics_and_refits_from_the_total(monkeypatch):
     tuned = TunedThresholdsCV(BinaryRelevance(), param_grid=grid, cv=4).fit(X, Y)
     # one pass per fold for the three multinomial smoothings together, one for Bernoulli
     assert calls.count("Multinomial") == 4 and calls.count("Bernoulli") == 4
-    assert len(tuned.cv_results_["score"]) == 4 * 6
+    assert len(tuned.cv_results_["score"]) == 4 * len(RULES)
     best = int(np.nanargmax(tuned.cv_results_["score"]))
     assert tuned.best_params_ == tuned.cv_results_["params"][best]
     # each grid value's out-of-fold scores are those of its own search
@@ -229,3 +232,19 @@ def test_scut_thresholds_equal_label_by_label_searches():
         alone = Threshold().fit(scores[:, [label]], truth[:, [label]]).threshold_
         expected = alone if np.isfinite(alone) else overall
         assert fitted[label] == pytest.approx(expected)
+
+
+def test_cardinality_predicts_each_rows_set_size_from_its_scores():
+    rng = np.random.default_rng(2)
+    n, n_labels = 200, 6
+    truth = np.zeros((n, n_labels), dtype=int)
+    scores = rng.normal(0, 0.1, size=(n, n_labels))
+    big = np.arange(n) % 2 == 0  # even rows: three labels at 2; odd rows: one label at 5
+    for row in range(n):
+        chosen = rng.choice(n_labels, 3 if big[row] else 1, replace=False)
+        truth[row, chosen] = 1
+        scores[row, chosen] += 2.0 if big[row] else 5.0
+    rule = Cardinality(n_top=4).fit(scores, truth)
+    predicted = rule.predict(scores)
+    np.testing.assert_array_equal(predicted.sum(axis=1), np.where(big, 3, 1))
+    np.testing.assert_array_equal(predicted, truth)

@@ -15,7 +15,9 @@ out-of-fold scores of :class:`mlnb.tuning.TunedThresholdsCV`:
 - :class:`MCut`: each row cut at the largest gap between its sorted scores;
 - :class:`SCut`: one threshold per label maximising that label's F1, shrunk towards the
   best global threshold by ``shrinkage`` pseudo-positives, so that rare labels do not
-  overfit (Yang's SCut with a shrinkage of our choosing).
+  overfit (Yang's SCut with a shrinkage of our choosing);
+- :class:`Cardinality`: the k(x) best labels, k(x) from a Naive Bayes size model of the
+  row's top scores (the predicted-cardinality rule of NaiBX's first stage and MetaLabeler).
 
 Every rule works on scores, never on saturated probabilities: give it log-odds
 (``decision_function``). Rules are fitted with ``fit(scores, Y)`` and applied with
@@ -30,7 +32,17 @@ from sklearn.base import BaseEstimator
 
 from ._state import Registered
 
-__all__ = ["RULES", "MCut", "PCut", "PCutL", "RCut", "SCut", "Threshold", "make_rule"]
+__all__ = [
+    "RULES",
+    "Cardinality",
+    "MCut",
+    "PCut",
+    "PCutL",
+    "RCut",
+    "SCut",
+    "Threshold",
+    "make_rule",
+]
 
 
 def _check(scores, Y=None):
@@ -276,6 +288,46 @@ class SCut(_Rule):
         return self.thresholds_[None, :]
 
 
+class Cardinality(_Rule):
+    """The k(x) best-scored labels of each row, k(x) predicted from the row's scores.
+
+    A Gaussian Naive Bayes size model (the set size as its class, as NaiBX's first stage
+    and Tang et al.'s 2009 MetaLabeler predict it) on the row's ``n_top`` largest scores,
+    sorted: a row whose top scores stand out gets a small set, a flat one a larger one.
+
+    Parameters
+    ----------
+    n_top : int, default=10
+        How many of the largest scores describe a row.
+    """
+
+    def __init__(self, n_top=10):
+        self.n_top = n_top
+
+    def _features(self, scores):
+        top = min(int(self.n_top), scores.shape[1])
+        ordered = -np.sort(-scores, axis=1)[:, :top]
+        return np.clip(ordered, -745.0, 745.0)
+
+    def fit(self, scores, Y):
+        from .naive_bayes import GaussianNB
+
+        scores, truth = _check(scores, Y)
+        if int(self.n_top) < 1:
+            raise ValueError(f"n_top must be >= 1; got {self.n_top!r}")
+        sizes = truth.sum(axis=1)
+        self.size_model_ = GaussianNB(var_smoothing=1e-3).fit(self._features(scores), sizes)
+        return self
+
+    def predict(self, scores):
+        scores = _check(scores)
+        sizes = self.size_model_.predict(self._features(scores)).astype(np.intp)
+        order = np.argsort(-scores, axis=1)
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(scores.shape[1])[None, :], axis=1)
+        return (rank < sizes[:, None]).astype(int)
+
+
 #: Rules by the names that ``TunedThresholdsCV(strategy=...)`` takes.
 RULES = {
     "threshold": Threshold,
@@ -284,6 +336,7 @@ RULES = {
     "rcut": RCut,
     "mcut": MCut,
     "scut": SCut,
+    "cardinality": Cardinality,
 }
 
 

@@ -253,7 +253,8 @@ threshold_option = click.option(
     callback=_threshold_value,
     help="Decision rule of the multi-label methods, instead of the 0.5 rule: the method "
     "is wrapped in mlnb.TunedThresholdsCV (rule fitted on 5-fold out-of-fold scores, "
-    "micro F1). tuned: the best of the rules; pcut, pcutl, rcut, mcut, scut: that rule; "
+    "micro F1). tuned: the best of the rules; pcut, pcutl, rcut, mcut, scut, cardinality: "
+    "that rule; "
     "threshold: one cut fitted for micro F1; a number T: labels with log-odds >= T (0 is "
     "about the 0.5 rule). -p parameters still go to the method itself.",
 )
