@@ -6,9 +6,9 @@ BLAS thread (``OPENBLAS_NUM_THREADS=1``), as the figures in docs/benchmarks.md a
 Data: 20 Newsgroups bydate (raw archive in ../shared/data, turned into counts with
 scikit-learn's CountVectorizer; 20 classes) and scene (Mulan ARFF; the class of a row is its
 label set, label-powerset style); and a generated 40,000 x 20,000 sparse set of counts
-(density 0.5 %, 20 classes) for the large-sparse case. Each timing is the best of ``--repeat`` runs; the ratio is
-mlnb / scikit-learn (below 1: mlnb is faster). Also prints the largest difference of the two
-libraries' predict_proba, which must be ~1e-12.
+(density 0.5 %, 20 classes) for the large-sparse case. Each timing is the best of
+``--repeat`` runs; the ratio is mlnb / scikit-learn (below 1: mlnb is faster). Also prints
+the largest difference of the two libraries' predict_proba, which must be ~1e-12.
 
     python benchmarks/bench_naive_bayes.py [--repeat 5] [--data-dir ../shared/data]
 """

@@ -788,7 +788,7 @@ ACCURACY_HEADER = [
     "0.95x at 20x",
     "best tuned at ≥ 20x less time → ratio",
     "BR tuned ratio (speed-up)",
-    "",
+    "note",
 ]
 
 
@@ -958,6 +958,42 @@ STYLE = {
 }
 
 
+OFFSETS = [(4, 3), (4, -9), (-4, 3), (-4, -9), (4, 10), (4, -16), (-4, 10), (-4, -16)]
+
+
+def place_labels(fig, ax, labels):
+    """Annotate each point at the first offset whose text overlaps no label placed before
+    (the least overlapping one when none is free)."""
+    renderer = fig.canvas.get_renderer()
+    placed = []
+    for text, x, y in sorted(labels, key=lambda item: -item[2]):
+        best = None
+        for dx, dy in OFFSETS:
+            note = ax.annotate(
+                text,
+                (x, y),
+                textcoords="offset points",
+                xytext=(dx, dy),
+                ha="left" if dx > 0 else "right",
+                fontsize=7,
+            )
+            box = note.get_window_extent(renderer).expanded(1.02, 1.1)
+            overlap = sum(
+                max(0.0, min(box.x1, b.x1) - max(box.x0, b.x0))
+                * max(0.0, min(box.y1, b.y1) - max(box.y0, b.y0))
+                for b in placed
+            )
+            if best is None or overlap < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (overlap, note, box)
+            else:
+                note.remove()
+            if overlap == 0:
+                break
+        placed.append(best[2])
+
+
 def plot(results, directory=PLOTS):
     """docs/quality/<set>.png: micro F1 against fit + predict time, one point per case."""
     import matplotlib
@@ -971,6 +1007,7 @@ def plot(results, directory=PLOTS):
         if not cases:
             continue
         fig, ax = plt.subplots(figsize=(8, 5.5))
+        labels = []
         for r in cases:
             is_tuned = r["rule"] == "tuned"
             marker, face, edge = STYLE[(r["library"], is_tuned)]
@@ -990,14 +1027,9 @@ def plot(results, directory=PLOTS):
                 label = f"sk {label}"
             if r["library"] == "scikit-multilearn":
                 label = f"skml {label}"
-            ax.annotate(
-                label,
-                (r["total_s"], r["micro_f1"]),
-                textcoords="offset points",
-                xytext=(4, 3),
-                fontsize=7,
-            )
+            labels.append((label, r["total_s"], r["micro_f1"]))
         ax.set_xscale("log")
+        place_labels(fig, ax, labels)
         ax.set_xlabel("fit + predict, wall seconds (log scale)")
         ax.set_ylabel("micro F1 (test)")
         info = entry["info"]
