@@ -59,31 +59,10 @@ def _check(scores, Y=None):
     return scores, (Y != 0)
 
 
-def _best_f1_cut(scores, truth):
-    """The threshold maximising F1 of ``scores >= t`` against ``truth`` (1-D each), and F1.
-
-    One sort: the cuts between consecutive distinct scores are all tried at once.
-    """
-    order = np.argsort(-scores)  # ties: only the ends of their runs are cuts
-    ordered, positive = scores[order], truth[order]
-    n_true = positive.sum()
-    if n_true == 0 or len(scores) == 0:
-        return np.inf, 0.0  # nothing to find: predict nothing
-    true_positives = np.cumsum(positive)
-    predicted = np.arange(1, len(scores) + 1)
-    last = np.append(ordered[1:] != ordered[:-1], True)  # the last of each run of ties
-    f1 = np.where(last, 2 * true_positives / (predicted + n_true), -1.0)
-    best = int(np.argmax(f1))
-    following = ordered[best + 1] if best + 1 < len(ordered) else -np.inf
-    threshold = ordered[best] if not np.isfinite(following) else (ordered[best] + following) / 2
-    if not np.isfinite(threshold):
-        threshold = ordered[best]
-    return threshold, float(f1[best])
-
-
 def _best_f1_cuts(scores, truth):
-    """:func:`_best_f1_cut` of every column at once (one sort of the columns): the
-    thresholds, inf for a column without positives."""
+    """The threshold of every column maximising the F1 of ``scores >= t`` against
+    ``truth`` (inf for a column without positives), all in one sort of the columns: the
+    cuts between consecutive distinct scores are all tried at once."""
     n_samples, n_labels = scores.shape
     if n_samples == 0:
         return np.full(n_labels, np.inf)
@@ -105,6 +84,11 @@ def _best_f1_cuts(scores, truth):
         middle = (at + following) / 2
     threshold = np.where(np.isfinite(following) & np.isfinite(middle), middle, at)
     return np.where(n_true > 0, threshold, np.inf)
+
+
+def _micro_f1_cut(scores, truth):
+    """The one threshold over every label maximising micro F1."""
+    return float(_best_f1_cuts(scores.reshape(-1, 1), truth.reshape(-1, 1))[0])
 
 
 def _cut_share(scores, share):
@@ -161,7 +145,7 @@ class Threshold(_Rule):
     def fit(self, scores, Y):
         scores, truth = _check(scores, Y)
         if self.threshold is None:
-            self.threshold_ = _best_f1_cut(scores.ravel(), truth.ravel())[0]
+            self.threshold_ = _micro_f1_cut(scores, truth)
         else:
             self.threshold_ = float(self.threshold)
         return self
@@ -273,7 +257,7 @@ class SCut(_Rule):
         shrinkage = float(self.shrinkage)
         if shrinkage < 0:
             raise ValueError(f"shrinkage must be >= 0; got {self.shrinkage!r}")
-        overall = _best_f1_cut(scores.ravel(), truth.ravel())[0]
+        overall = _micro_f1_cut(scores, truth)
         if not np.isfinite(overall):
             overall = 0.0
         positives = truth.sum(axis=0)
