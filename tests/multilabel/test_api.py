@@ -38,6 +38,7 @@ from .test_chain import dependent_labels
 ESTIMATORS = [
     BinaryRelevance(),
     ClassifierChain(),
+    ClassifierChain(inference="marginal"),
     DynamicChain(beta=2.0, random_state=0),
     DynamicChainEnsemble(n_chains=3, beta=2.0, random_state=0),
     EnsembleClassifierChains(n_chains=3, random_state=0),
@@ -244,6 +245,13 @@ def test_decision_function_gives_predict(estimator, data):
     assert decision.shape == Y.shape and np.all(np.isfinite(decision))
     # NaiBX's set comes from its cascade, an ensemble's from its votes, a powerset's from
     # its most probable set: not from a cut of the scores
-    voters = (EnsembleClassifierChains, DynamicChainEnsemble, LabelPowerset, RAkEL)
+    voters = (
+        EnsembleClassifierChains,
+        DynamicChainEnsemble,
+        LabelPowerset,
+        RAkEL,
+        OOCC,
+        GeneticChainEnsemble,
+    )
     if not isinstance(model, (NaiBX, *voters)):
         np.testing.assert_array_equal((decision > 0).astype(int), model.predict(X))

@@ -11,7 +11,9 @@ from sklearn.multioutput import ClassifierChain as SklearnChain
 from mlnb import MixedNB
 from mlnb.multilabel import ClassifierChain
 from mlnb.multilabel._inference import (
+    _sampled_marginals,
     beam_search,
+    chain_marginals,
     exact_search,
     greedy_search,
     joint_log_proba,
@@ -66,18 +68,24 @@ def chain_terms(seed, n=40, n_labels=5):
     return base, weight, absent, rng.permutation(n_labels)
 
 
-def brute_force(base, weight, absent, order):
-    """The chain's joint log-probability of every label vector, by its definition."""
-    n, n_labels = base.shape
-    best = np.full(n, -np.inf)
-    best_vectors = np.zeros((n, n_labels), dtype=int)
-    for vector in itertools.product([0, 1], repeat=n_labels):
+def every_vector(base, weight, absent, order):
+    """Every label vector with the chain's joint log-probability of it, by its definition."""
+    for vector in itertools.product([0, 1], repeat=base.shape[1]):
         v = np.array(vector)
-        log_p = np.zeros(n)
+        log_p = np.zeros(base.shape[0])
         for position, k in enumerate(order):
             earlier = order[:position]
             s = base[:, k] + v[earlier] @ weight[k, earlier] + absent[k, earlier].sum()
             log_p += np.log(1 / (1 + np.exp(-s))) if v[k] else np.log(1 / (1 + np.exp(s)))
+        yield v, log_p
+
+
+def brute_force(base, weight, absent, order):
+    """The most probable label vector of every row and its joint log-probability."""
+    n, n_labels = base.shape
+    best = np.full(n, -np.inf)
+    best_vectors = np.zeros((n, n_labels), dtype=int)
+    for v, log_p in every_vector(base, weight, absent, order):
         better = log_p > best
         best[better] = log_p[better]
         best_vectors[better] = v
@@ -96,6 +104,51 @@ def test_exact_and_wide_beam_find_the_most_probable_vector(seed):
     greedy = joint_log_proba(*beam_search(base, weight, absent, order, width=1))
     narrow = joint_log_proba(*beam_search(base, weight, absent, order, width=3))
     assert np.all(greedy <= narrow + 1e-12) and np.all(narrow <= joint + 1e-12)
+
+
+def brute_force_marginals(base, weight, absent, order):
+    """``P(y_k = 1 | x)`` under the chain's joint, summing every label vector's probability."""
+    marginal = np.zeros(base.shape)
+    for v, log_p in every_vector(base, weight, absent, order):
+        marginal += np.exp(log_p)[:, None] * v
+    return marginal
+
+
+@pytest.mark.parametrize("seed,n_labels", [(0, 3), (1, 6), (2, 10)])
+def test_marginals_equal_the_enumeration_and_sampling_converges_to_them(seed, n_labels):
+    base, weight, absent, order = chain_terms(seed, n=30, n_labels=n_labels)
+    expected = brute_force_marginals(base, weight, absent, order)
+    exact = chain_marginals(base, weight, absent, order)  # L <= 10: enumerated
+    np.testing.assert_allclose(1 / (1 + np.exp(-exact)), expected, atol=1e-12)
+    sampled = _sampled_marginals(base, weight, absent, order, 4000, 0, 1 << 20)
+    np.testing.assert_allclose(1 / (1 + np.exp(-sampled)), expected, atol=0.03)
+    first = order[0]  # Rao-Blackwellised: the first label's estimate is exact
+    np.testing.assert_allclose(sampled[:, first], exact[:, first], rtol=1e-12)
+
+
+def test_sampled_marginals_stay_finite_where_probabilities_saturate():
+    base, weight, absent, order = chain_terms(3, n=20, n_labels=12)
+    base *= 400  # conditional probabilities are 0 or 1 in floating point
+    marginal = chain_marginals(base, weight, absent, order, n_draws=5)
+    assert np.isfinite(marginal).all() and np.abs(marginal).max() > 745
+
+
+def test_marginal_inference_predicts_where_the_marginal_exceeds_one_half():
+    X, Y = dependent_labels(4)
+    chain = ClassifierChain(inference="marginal").fit(X, Y)
+    proba = chain.predict_proba(X)
+    np.testing.assert_array_equal(chain.predict(X), (proba > 0.5).astype(int))
+    base = chain._independent_log_odds(X)
+    weight, absent = chain._label_pairs
+    expected = brute_force_marginals(base, weight, absent, chain.order_)
+    np.testing.assert_allclose(proba, expected, atol=1e-10)
+    np.testing.assert_allclose(chain.decision_function(X), np.log(proba / (1 - proba)), atol=1e-6)
+    joint = chain.predict_joint_log_proba(X)
+    assert np.all(joint <= 0) and np.all(np.isfinite(joint))
+    many = np.hstack([Y, Y, Y[:, :2]])  # 14 labels: sampled, seeded by random_state
+    first = ClassifierChain(inference="marginal", n_draws=20, random_state=3).fit(X, many)
+    again = ClassifierChain(inference="marginal", n_draws=20, random_state=3).fit(X, many)
+    np.testing.assert_array_equal(first.decision_function(X), again.decision_function(X))
 
 
 def test_greedy_is_the_sign_of_the_conditional_log_odds_and_block_size_is_irrelevant():

@@ -273,3 +273,42 @@ def test_preprocessing_parameters_are_checked_by_the_dynamic_ensemble(estimator)
         estimator(max_imbalance=0.5).fit(X, Y)
     with pytest.raises(ValueError, match="max_features"):
         estimator(max_features=0).fit(X, Y)
+
+
+# ---- soft label scores -----------------------------------------------------------------------
+@pytest.mark.parametrize("base", ["nb", "knn"])
+@pytest.mark.parametrize("plain", [True, False])
+def test_soft_scores_are_the_mean_chain_scores_of_the_voting_orders(base, plain):
+    X, Y = dependent_labels(5)
+    options = {"base": base, "random_state": 0, **(PLAIN if plain else {})}
+    genetic = GeneticChainEnsemble(n_chains=3, n_generations=2, **options).fit(X, Y)
+    in_orders = genetic.chain_.decision_function_in_orders(X, genetic.orders_)
+    expected = np.clip(in_orders, -745, 745).mean(axis=0)
+    np.testing.assert_allclose(genetic.decision_function(X), expected)
+    oocc = OOCC(n_orders=4, n_neighbors=3, **options).fit(X, Y)
+    scores = oocc.decision_function(X)
+    assert scores.shape == Y.shape and np.isfinite(scores).all()
+    # one recorded order per row and one neighbour: the row's chain score in that order
+    single = OOCC(n_orders=1, n_neighbors=1, **options).fit(X, Y)
+    chain_scores = single.chain_.decision_function_in_orders(X, single.orders_)[0]
+    np.testing.assert_allclose(single.decision_function(X), np.clip(chain_scores, -745, 745))
+    np.testing.assert_array_equal((single.decision_function(X) > 0), single.predict(X) == 1)
+    # finer than the vote fractions: more distinct values
+    assert len(np.unique(scores)) > len(np.unique(oocc.predict_proba(X)))
+
+
+def test_chain_scores_in_orders_are_its_scores_in_each_order():
+    X, Y = dependent_labels(6)
+    orders = [np.arange(6), np.arange(6)[::-1]]
+    nb = ClassifierChain().fit(X, Y)
+    knn = KNNChain(n_neighbors=5).fit(X, Y)
+    for chain in (nb, knn):
+        got = chain.decision_function_in_orders(X, orders)
+        for order, scores in zip(orders, got, strict=True):
+            refit = type(chain)(**{**chain.get_params(), "order": order}).fit(X, Y)
+            np.testing.assert_allclose(scores, refit.decision_function(X))
+            np.testing.assert_array_equal(scores > 0, refit.predict(X) == 1)
+    ensemble = DynamicChainEnsemble(n_chains=2, order=orders[0], random_state=0).fit(X, Y)
+    np.testing.assert_allclose(
+        ensemble.decision_function_in_orders(X, orders[:1])[0], ensemble.decision_function(X)
+    )

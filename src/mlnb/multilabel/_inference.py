@@ -14,17 +14,26 @@ is ``prod_k sigmoid(+-s_k)`` along the order (PCC, Dembczynski et al. 2010).
   date with one matrix product, so there is no Python loop over samples and the loop over
   labels does O(n * width * block) work per step.
 - :func:`exact_search` scores all ``2**L`` vectors (L <= 20) and returns the most probable.
+- :func:`chain_marginals` gives each label's marginal log-odds ``log P(y_k = 1 | x) -
+  log P(y_k = 0 | x)`` under the chain's joint: by enumeration for L <= 10, else by
+  ancestral sampling (each draw is a greedy chain whose thresholds are logistic noise),
+  Rao-Blackwellised: the estimate averages ``P(y_k = 1 | x, sampled earlier labels)``,
+  not the sampled 0/1 values, so it is finite and ranks finely.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import logsumexp
 
 __all__ = [
     "MAX_EXACT_LABELS",
+    "MAX_EXACT_MARGINAL_LABELS",
     "beam_search",
     "chain_layout",
+    "chain_marginals",
     "chain_search",
+    "conditional_log_odds",
     "dynamic_greedy_search",
     "exact_search",
     "greedy_search",
@@ -35,6 +44,7 @@ __all__ = [
 ]
 
 MAX_EXACT_LABELS = 20
+MAX_EXACT_MARGINAL_LABELS = 10
 
 
 def _log_sigmoid(x):
@@ -142,12 +152,16 @@ def chain_layout(weight, absent, order):
     return order, weight_in_order, absent_offset
 
 
-def greedy_search(base, weight, absent, order, *, block=64, layout=None, conditional=True):
+def greedy_search(
+    base, weight, absent, order, *, block=64, layout=None, conditional=True, noise=None
+):
     """The classic greedy chain: each label decided by the sign of its log-odds.
 
     Same contract as :func:`beam_search` with width 1 (``layout`` from
     :func:`chain_layout` may replace ``weight``, ``absent`` and ``order``; with
-    ``conditional=False`` the log-odds are not returned, None instead). Works in the chain
+    ``conditional=False`` the log-odds are not returned, None instead). ``noise`` (n_samples
+    x n_labels, by chain position) replaces the threshold 0: standard logistic noise makes
+    each row one draw from the chain's joint distribution. Works in the chain
     order's own column layout (Fortran order, so each label's column and "the labels
     decided so far" are contiguous): a block's scores get the earlier blocks' decisions in
     one matrix product, and each label the decisions inside its block in one
@@ -169,7 +183,7 @@ def greedy_search(base, weight, absent, order, *, block=64, layout=None, conditi
             step = scores[:, position - start]
             if position > start:
                 step = step + decided[:, start:position] @ weight_in_order[position, start:position]
-            decided[:, position] = step > 0
+            decided[:, position] = step > (0.0 if noise is None else noise[:, position])
             if conditional:
                 log_odds[:, position] = step
     labels = np.empty((n_samples, n_labels), dtype=int)
@@ -274,6 +288,78 @@ def chain_search(
     return beam_search(base, weight, absent, order, width=beam_width)
 
 
+def chain_marginals(base, weight, absent, order, *, n_draws=200, random_state=0, budget=1 << 22):
+    """Each label's marginal log-odds under the chain's joint distribution.
+
+    Parameters
+    ----------
+    base, weight, absent, order
+        As :func:`beam_search`.
+    n_draws : int, default=200
+        Draws per row when the labels are too many to enumerate (L > 10).
+    random_state : int or numpy Generator, default=0
+        Seeds the draws.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_labels)
+        ``log P(y_k = 1 | x) - log P(y_k = 0 | x)``: exact for L <= 10; else the
+        Rao-Blackwellised estimate from ``n_draws`` ancestral samples (the first label of
+        the order is always exact).
+    """
+    if base.shape[1] <= MAX_EXACT_MARGINAL_LABELS:
+        return _enumerated_marginals(base, weight, absent, order, budget=budget)
+    return _sampled_marginals(base, weight, absent, order, int(n_draws), random_state, budget)
+
+
+def _enumerated_marginals(base, weight, absent, order, *, budget):
+    n_samples, n_labels = base.shape
+    vectors, chain_terms = _all_vectors(weight, absent, order)
+    sign = 2.0 * vectors - 1.0
+    ones = vectors.T.astype(bool)  # [label, vector]
+    marginal = np.empty((n_samples, n_labels))
+    rows_per_chunk = max(budget // (len(vectors) * n_labels), 1)
+    for s0 in range(0, n_samples, rows_per_chunk):
+        rows = slice(s0, s0 + rows_per_chunk)
+        log_joint = _log_sigmoid(sign[None] * (base[rows, None, :] + chain_terms[None])).sum(2)
+        for k in range(n_labels):
+            marginal[rows, k] = logsumexp(log_joint[:, ones[k]], axis=1) - logsumexp(
+                log_joint[:, ~ones[k]], axis=1
+            )
+    return marginal
+
+
+def _sampled_marginals(base, weight, absent, order, n_draws, random_state, budget):
+    if n_draws < 1:
+        raise ValueError(f"n_draws must be >= 1; got {n_draws}")
+    rng = np.random.default_rng(random_state)
+    n_samples, n_labels = base.shape
+    layout = chain_layout(weight, absent, order)
+    marginal = np.empty((n_samples, n_labels))
+    rows_per_chunk = max(budget // (n_draws * n_labels), 1)
+    for s0 in range(0, n_samples, rows_per_chunk):
+        chunk = base[s0 : s0 + rows_per_chunk]
+        repeated = np.repeat(chunk, n_draws, axis=0)  # a row's draws are consecutive
+        noise = rng.logistic(size=repeated.shape)
+        _, log_odds = greedy_search(repeated, None, None, None, layout=layout, noise=noise)
+        log_odds = log_odds.reshape(len(chunk), n_draws, n_labels)
+        marginal[s0 : s0 + len(chunk)] = logsumexp(_log_sigmoid(log_odds), axis=1) - logsumexp(
+            _log_sigmoid(-log_odds), axis=1
+        )
+    return marginal
+
+
+def _all_vectors(weight, absent, order):
+    """All ``2**L`` label vectors and the chain terms each adds to the base log-odds."""
+    n_labels = len(order)
+    position = np.empty(n_labels, dtype=np.intp)
+    position[np.asarray(order)] = np.arange(n_labels)
+    before = position[None, :] < position[:, None]  # [k, j]: j is decided before k
+    vectors = (np.arange(2**n_labels)[:, None] >> np.arange(n_labels)[None, :]) & 1
+    chain_terms = vectors @ (weight * before).T + (absent * before).sum(axis=1)
+    return vectors, chain_terms
+
+
 def dynamic_greedy_search(base, weight, absent, orders, *, block=1024):
     """The greedy chain with a label order per row (Trajdos and Kurzynski).
 
@@ -323,11 +409,7 @@ def exact_search(base, weight, absent, order, *, budget=1 << 22):
             f"exact inference enumerates 2**L label vectors and is limited to L <= "
             f"{MAX_EXACT_LABELS}; this model has L = {n_labels}: use inference='beam'"
         )
-    position = np.empty(n_labels, dtype=np.intp)
-    position[np.asarray(order)] = np.arange(n_labels)
-    before = position[None, :] < position[:, None]  # [k, j]: j is decided before k
-    vectors = (np.arange(2**n_labels)[:, None] >> np.arange(n_labels)[None, :]) & 1
-    chain_terms = vectors @ (weight * before).T + (absent * before).sum(axis=1)
+    vectors, chain_terms = _all_vectors(weight, absent, order)
     sign = 2.0 * vectors - 1.0
     best_log_proba = np.full(n_samples, -np.inf)
     best_vector = np.zeros(n_samples, dtype=np.intp)
@@ -344,5 +426,12 @@ def exact_search(base, weight, absent, order, *, budget=1 << 22):
             best_log_proba[s0 : s0 + samples_per_chunk][better] = value[better]
             best_vector[s0 : s0 + samples_per_chunk][better] = v0 + local_best[better]
     labels = vectors[best_vector]
-    conditional = base + labels @ (weight * before).T + (absent * before).sum(axis=1)
-    return labels.astype(int), conditional
+    return labels.astype(int), conditional_log_odds(base, weight, absent, order, labels)
+
+
+def conditional_log_odds(base, weight, absent, order, labels):
+    """``s_k`` of every label along the given label vectors."""
+    position = np.empty(len(order), dtype=np.intp)
+    position[np.asarray(order)] = np.arange(len(order))
+    before = position[None, :] < position[:, None]
+    return base + labels @ (weight * before).T + (absent * before).sum(axis=1)

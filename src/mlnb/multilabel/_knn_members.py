@@ -25,7 +25,14 @@ import numpy as np
 
 from ._neighbourhood import choose_by_folds, nearest_points, squared_distances, squared_norms
 
-__all__ = ["CHAIN_BLOCK", "NEIGHBOURS", "choose_neighbours", "knn_chain_labels", "tiled_orders"]
+__all__ = [
+    "CHAIN_BLOCK",
+    "NEIGHBOURS",
+    "choose_neighbours",
+    "knn_chain_labels",
+    "share_log_odds",
+    "tiled_orders",
+]
 
 #: The values of R the search chooses from.
 NEIGHBOURS = (1, 3, 5, 7, 9, 11)
@@ -59,6 +66,16 @@ def _base_distances(rows, points, views, norms):
             out[v] = squared_distances(rows[:, columns], points[:, columns], norms[v])
         out[v][:, ~allowed] = np.inf
     return out
+
+
+def share_log_odds(share, n_neighbors):
+    """Label scores of kNN votes: ``log(v + 1) - log(R - v + 1)`` with ``v = share * R``.
+
+    The Laplace-smoothed log-odds of the neighbours' vote: finite, monotone in the share,
+    and positive exactly where the majority votes 1.
+    """
+    votes = share * n_neighbors
+    return np.log1p(votes) - np.log1p(n_neighbors - votes)
 
 
 def tiled_orders(orders, n_samples):

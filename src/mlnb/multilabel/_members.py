@@ -20,7 +20,7 @@ from ..missing import has_missing, prepare_rows
 from ..stats import GroupStats
 from ._base import LOG_ODDS_BOUND
 from ._inference import dynamic_greedy_search, greedy_search
-from ._knn_members import choose_neighbours, knn_chain_labels, tiled_orders
+from ._knn_members import choose_neighbours, knn_chain_labels, share_log_odds, tiled_orders
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._neighbourhood import divide_columns, feature_scale
 from ._orders import is_local_f1, local_f1_orders
@@ -74,7 +74,7 @@ class _Members:
 
     def scores(self, X, beta):
         """Soft label scores, (n, L), X validated: the members' mean path log-odds (Naive
-        Bayes members, clipped at +-745), or their vote fractions (kinds without scores)."""
+        Bayes members, clipped at +-745; kNN members: of their neighbour votes)."""
         inputs = self.inputs(X)
         total = np.zeros((X.shape[0], self.ensemble.n_labels_))
         for member in range(self.n_members):
@@ -83,8 +83,17 @@ class _Members:
         return total / self.n_members
 
     def member_scores(self, inputs, member, orders):
-        """A member's label scores in each of ``orders`` (default: its 0/1 labels)."""
-        return self.labels(inputs, member, orders)
+        """A member's label scores in each of ``orders``, (len(orders), n, L)."""
+        raise NotImplementedError
+
+    def scores_in_orders(self, X, orders):
+        """The members' mean label scores in each fixed order, (len(orders), n, L)."""
+        inputs = self.inputs(X)
+        orders = np.asarray(orders)
+        total = np.zeros((len(orders), X.shape[0], self.ensemble.n_labels_))
+        for member in range(self.n_members):
+            total += self.member_scores(inputs, member, orders)
+        return total / self.n_members
 
     def labels_in_orders(self, X, orders, member=None):
         """0/1 labels of one member (or the members' majority) in each fixed order."""
@@ -292,6 +301,14 @@ class KNNMembers(_Members):
 
     def labels(self, inputs, member, orders):
         """kNN chains: ``orders`` (k, L) fixed orders or (k, n, L) one per row."""
+        return self._chain(inputs, member, orders)
+
+    def member_scores(self, inputs, member, orders):
+        """The log-odds of the kNN chains' neighbour votes (``share_log_odds``)."""
+        shares = self._chain(inputs, member, orders, shares=True)[1]
+        return share_log_odds(shares, self.ensemble.n_neighbors_)
+
+    def _chain(self, inputs, member, orders, **options):
         ensemble = self.ensemble
         if orders.ndim == 2:
             orders = tiled_orders(orders, inputs.shape[0])
@@ -304,4 +321,5 @@ class KNNMembers(_Members):
             orders,
             keep=ensemble.member_keep_[member],
             masks=ensemble.feature_masks_[member],
+            **options,
         )

@@ -4,7 +4,9 @@ Label k's classifier in a chain sees the features and the labels decided before 
 those label features are Bernoulli, so all it needs are the pairwise label statistics ``Y.T @ Y``
 (as in the dynamic chains of Trajdos and Kurzynski): the chain is trained once, and ``predict(X,
 order=...)`` works for any order without refitting. Inference is greedy (the classic chain), beam
-search or exact (PCC, Dembczynski et al. 2010). The generic path trains a chain of clones of any
+search or exact (PCC, Dembczynski et al. 2010), or marginal: each label's marginal probability
+under the chain's joint, by enumeration or sampling, thresholded at 0.5 (the Hamming-loss
+optimal rule of Dembczynski et al. 2010). The generic path trains a chain of clones of any
 scikit-learn classifier in a fixed order.
 """
 
@@ -20,13 +22,19 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import NB_CONSTRAINTS, AdditiveLabelNB
 from ._generic import chain_predict, check_nb_path, fit_chain
-from ._inference import chain_layout, chain_search, joint_log_proba
+from ._inference import (
+    chain_layout,
+    chain_marginals,
+    chain_search,
+    conditional_log_odds,
+    joint_log_proba,
+)
 from ._labels import binary_classes, check_label_matrix, resolve_order
 from ._orders import resolve_orders
 
 __all__ = ["ClassifierChain"]
 
-INFERENCE = ("greedy", "beam", "exact")
+INFERENCE = ("greedy", "beam", "exact", "marginal")
 
 
 class ClassifierChain(AdditiveLabelNB):
@@ -39,10 +47,15 @@ class ClassifierChain(AdditiveLabelNB):
     order : None, "random" or array-like of shape (n_labels,), default=None
         Chain order fixed at fit time (None: 0, 1, ..., L-1). The NB path can predict in any
         other order with ``predict(X, order=...)``.
-    inference : {"greedy", "beam", "exact"}, default="greedy"
+    inference : {"greedy", "beam", "exact", "marginal"}, default="greedy"
         Greedy is the classic chain; beam and exact maximise the chain's joint probability
-        (exact enumerates all 2**L vectors and needs L <= 20).
+        (exact enumerates all 2**L vectors and needs L <= 20); marginal predicts each label
+        whose marginal probability under the joint exceeds 0.5 and scores labels by it
+        (``decision_function``, ``predict_proba``): exact for L <= 10, else estimated from
+        ``n_draws`` samples of the chain per row.
     beam_width : int, default=5
+    n_draws : int, default=100
+        Samples per row of ``inference="marginal"`` with more than 10 labels.
     prior_alpha : float, default=0.0
         Pseudo-count of each label's prior (0: maximum likelihood, as scikit-learn).
     label_alpha : float, default=1.0
@@ -50,7 +63,8 @@ class ClassifierChain(AdditiveLabelNB):
     base_estimator : classifier or None, default=None
         If given, a chain of its clones (generic path, greedy inference only).
     random_state : int, RandomState or None, default=None
-        Used by ``order="random"``.
+        Used by ``order="random"``; an int also seeds the draws of ``inference="marginal"``
+        (otherwise seed 0), so that predicting the same rows twice gives the same labels.
     missing : {"error", "ignore"}, default="error"
         ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
         a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
@@ -72,6 +86,7 @@ class ClassifierChain(AdditiveLabelNB):
         "order": ["array-like", StrOptions({"random"}), None],
         "inference": [str],  # checked by fit, which names the choices
         "beam_width": [Interval(Integral, 1, None, closed="left")],
+        "n_draws": [Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(
@@ -81,6 +96,7 @@ class ClassifierChain(AdditiveLabelNB):
         order=None,
         inference="greedy",
         beam_width=5,
+        n_draws=100,
         prior_alpha=0.0,
         label_alpha=1.0,
         base_estimator=None,
@@ -91,6 +107,7 @@ class ClassifierChain(AdditiveLabelNB):
         self.order = order
         self.inference = inference
         self.beam_width = beam_width
+        self.n_draws = n_draws
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
         self.base_estimator = base_estimator
@@ -149,6 +166,12 @@ class ClassifierChain(AdditiveLabelNB):
     def _search_terms(self, base, order, *, layout=None, conditional=True):
         """The chain's search in ``order`` from the features' log-odds ``base``."""
         weight, absent = self._label_pairs
+        if self.inference == "marginal":
+            seed = self.random_state if isinstance(self.random_state, Integral) else 0
+            marginal = chain_marginals(
+                base, weight, absent, order, n_draws=self.n_draws, random_state=seed
+            )
+            return (marginal > 0).astype(int), marginal
         return chain_search(
             base,
             weight,
@@ -165,14 +188,18 @@ class ClassifierChain(AdditiveLabelNB):
         return self._search(X, order, conditional=False)[0]
 
     def decision_function(self, X, order=None):
-        """``log P(y_k = 1 | x, labels decided before k)`` minus that of 0, along the
-        predicted label vector (NB path): finite label scores for ranking and thresholding
-        (conditional on the chain's path, not marginal)."""
+        """Finite label scores for ranking and thresholding (NB path).
+
+        ``log P(y_k = 1 | x, labels decided before k)`` minus that of 0, along the
+        predicted label vector; with ``inference="marginal"``, the marginal
+        ``log P(y_k = 1 | x) - log P(y_k = 0 | x)`` under the chain's joint.
+        """
         check_nb_path(self, "decision_function")
         return self._search(X, order)[1]
 
     def predict_proba(self, X, order=None):
-        """``P(y_k = 1 | x, labels decided before k)`` along the predicted label vector."""
+        """``P(y_k = 1 | x, labels decided before k)`` along the predicted label vector;
+        with ``inference="marginal"``, the marginal ``P(y_k = 1 | x)``."""
         return expit(self._search(X, order)[1])
 
     def predict_in_orders(self, X, orders):
@@ -210,10 +237,23 @@ class ClassifierChain(AdditiveLabelNB):
         orders = resolve_orders(orders, self.n_labels_)
         return np.stack([self._search_terms(base, o, conditional=False)[0] for o in orders])
 
+    def decision_function_in_orders(self, X, orders):
+        """:meth:`decision_function` in each of several orders, (len(orders), n, L)."""
+        check_nb_path(self, "decision_function_in_orders")
+        base = self._independent_log_odds(X)
+        orders = resolve_orders(orders, self.n_labels_)
+        return np.stack([self._search_terms(base, o)[1] for o in orders])
+
     def predict_joint_log_proba(self, X, order=None):
         """Log of the chain's joint probability of the predicted label vector (NB path)."""
         check_nb_path(self, "the joint probability")
-        return joint_log_proba(*self._search(X, order))
+        labels, log_odds = self._search(X, order)
+        if self.inference == "marginal":
+            weight, absent = self._label_pairs
+            order = self.order_ if order is None else resolve_order(order, self.n_labels_)
+            base = self._independent_log_odds(X)
+            log_odds = conditional_log_odds(base, weight, absent, order, labels)
+        return joint_log_proba(labels, log_odds)
 
     def _generic_search(self, X):
         check_is_fitted(self, "estimators_")

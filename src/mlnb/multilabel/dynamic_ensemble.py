@@ -348,6 +348,16 @@ class DynamicChainEnsemble(MultiLabelNB):
         orders = resolve_orders(orders, self.n_labels_)
         return members_of(self).labels_in_orders(X, orders, member)
 
+    def decision_function_in_orders(self, X, orders):
+        """:meth:`decision_function` with every member in each of the given orders.
+
+        Returns an ndarray of shape (len(orders), n_samples, n_labels): the members' mean
+        label scores (as :meth:`decision_function`) in ``orders[i]``.
+        """
+        check_is_fitted(self, "feature_masks_")
+        X = self._validate_X(X, reset=False)
+        return members_of(self).scores_in_orders(X, resolve_orders(orders, self.n_labels_))
+
     def predict_proba(self, X):
         """Share of the members predicting each label, shape (n_samples, n_labels)."""
         check_is_fitted(self, "feature_masks_")
@@ -356,8 +366,8 @@ class DynamicChainEnsemble(MultiLabelNB):
 
     def decision_function(self, X):
         """Soft label scores for ranking and thresholding, (n_samples, n_labels): the mean
-        over members of each chain's log-odds along its path (Naive Bayes members; the
-        vote fractions of predict_proba for kNN members)."""
+        over members of each chain's log-odds along its path (Naive Bayes members) or of
+        its neighbour votes (kNN members, Laplace-smoothed)."""
         check_is_fitted(self, "feature_masks_")
         X = self._validate_X(X, reset=False)
         return members_of(self).scores(X, self.beta_)

@@ -1,7 +1,8 @@
 """k-nearest-neighbour classifier chains, with a fixed or a per-instance label order.
 
-Seed 003, section 2.3 (Algorithms 3-4): label pi(i) of x is the majority vote of the R
-training points nearest to x in the input space extended by the labels decided so far,
+Trajdos and Kurzynski (2017), section 2.3 (Algorithms 3-4): label pi(i) of x is the majority
+vote of the R training points nearest to x in the input space extended by the labels decided
+so far,
 ``d^2 = ||x - x^n||^2 + sum_{l < i} (h_pi(l)(x) - y^n_pi(l))^2`` (eq. 10, 11). The distance
 is updated incrementally (:func:`~._knn_members.knn_chain_labels`): each decided label adds
 one squared difference per training point, so a chain step costs one pass over the n x N
@@ -18,7 +19,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import MultiLabelEstimator
-from ._knn_members import CHAIN_BLOCK, choose_neighbours, knn_chain_labels, tiled_orders
+from ._knn_members import (
+    CHAIN_BLOCK,
+    choose_neighbours,
+    knn_chain_labels,
+    share_log_odds,
+    tiled_orders,
+)
 from ._labels import binary_classes, check_label_matrix, resolve_order
 from ._neighbourhood import divide_columns, feature_scale, validation_mask
 from ._orders import is_local_f1, local_f1_orders, resolve_orders
@@ -141,6 +148,25 @@ class KNNChain(MultiLabelEstimator):
         """Share of neighbours voting 1 at each chain step, shape (n_samples, n_labels)."""
         X = self._validated(X)
         return self._chain(X, self._orders(X), shares=True, block=block)[1]
+
+    def decision_function(self, X):
+        """Label scores for ranking and thresholding, shape (n_samples, n_labels).
+
+        The Laplace-smoothed log-odds of each chain step's neighbour vote,
+        ``log(v + 1) - log(R - v + 1)`` for v of the R neighbours voting 1: positive
+        exactly where ``predict`` gives 1.
+        """
+        return share_log_odds(self.predict_proba(X), self._voters())
+
+    def decision_function_in_orders(self, X, orders):
+        """:meth:`decision_function` in each of the given orders, (len(orders), n, L)."""
+        X = self._validated(X)
+        orders = tiled_orders(resolve_orders(orders, self.n_labels_), X.shape[0])
+        shares = self._chain(X, orders, shares=True, block=CHAIN_BLOCK)[1]
+        return share_log_odds(shares, self._voters())
+
+    def _voters(self):
+        return min(self.n_neighbors_, self.train_X_.shape[0])
 
     def predict(self, X):
         """0/1 labels, shape (n_samples, n_labels)."""

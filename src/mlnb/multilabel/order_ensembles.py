@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..metrics import f1_score
 from ..missing import validate_rows
-from ._base import MultiLabelEstimator
+from ._base import LOG_ODDS_BOUND, MultiLabelEstimator
 from ._labels import binary_classes, check_label_matrix
 from ._neighbourhood import (
     divide_columns,
@@ -124,6 +124,11 @@ class _ValidatedOrders(MultiLabelEstimator):
     def _predict_orders(self, X, orders):
         """0/1 predictions of the chain in each order: shape (len(orders), n, L)."""
         return self.chain_.predict_in_orders(X, orders)
+
+    def _scores_in_orders(self, X, orders):
+        """The chain's label scores in each order, clipped at +-745: (len(orders), n, L)."""
+        scores = self.chain_.decision_function_in_orders(X, orders)
+        return np.clip(scores, -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
 
 
 class OOCC(_ValidatedOrders):
@@ -219,15 +224,30 @@ class OOCC(_ValidatedOrders):
 
     def predict_proba(self, X):
         """Mean vote of the orders recorded by the nearest validation instances."""
+        X, chosen = self._chosen_orders(X)
+        predictions = self._predict_orders(X, self.orders_)  # (P, n, L)
+        return predictions[chosen, np.arange(X.shape[0])[:, None]].mean(axis=1)
+
+    def decision_function(self, X):
+        """Soft label scores for ranking and thresholding, (n_samples, n_labels).
+
+        The mean, over the orders recorded by a row's nearest validation instances, of
+        the chain's label scores in that order (its ``decision_function_in_orders``:
+        log-odds along the chain's path, clipped at +-745): finer than the vote fractions
+        of :meth:`predict_proba`.
+        """
+        X, chosen = self._chosen_orders(X)
+        scores = self._scores_in_orders(X, self.orders_)  # (P, n, L)
+        return scores[chosen, np.arange(X.shape[0])[:, None]].mean(axis=1)
+
+    def _chosen_orders(self, X):
+        """Validated X and the pool indices recorded by each row's nearest validation
+        instances, (n, n_neighbors)."""
         check_is_fitted(self, "best_order_")
         X = validate_rows(self, X, reset=False, missing=self.missing)
         scaled, validation_X = fill_missing(divide_columns(X, self.scale_), self.validation_X_)
         distances = squared_distances(scaled, validation_X)
-        # the pool indices recorded by each row's nearest validation instances, (n, k)
-        chosen = self.best_order_[nearest_points(distances, self.n_neighbors)]
-        predictions = self._predict_orders(X, self.orders_)  # (P, n, L)
-        rows = np.arange(X.shape[0])[:, None]
-        return predictions[chosen, rows].mean(axis=1)
+        return X, self.best_order_[nearest_points(distances, self.n_neighbors)]
 
     def predict(self, X):
         """``[mean vote > 0.5]`` per label."""
@@ -365,6 +385,14 @@ class GeneticChainEnsemble(_ValidatedOrders):
         check_is_fitted(self, "orders_")
         X = validate_rows(self, X, reset=False, missing=self.missing)
         return self._predict_orders(X, self.orders_).mean(axis=0)
+
+    def decision_function(self, X):
+        """Soft label scores for ranking and thresholding, (n_samples, n_labels): the mean
+        of the K chains' label scores (log-odds along each chain's path, clipped at
+        +-745), finer than the vote fractions of :meth:`predict_proba`."""
+        check_is_fitted(self, "orders_")
+        X = validate_rows(self, X, reset=False, missing=self.missing)
+        return self._scores_in_orders(X, self.orders_).mean(axis=0)
 
     def predict(self, X):
         """``[mean vote > 0.5]`` (Trajdos and Kurzynski, eq. 22)."""
