@@ -22,7 +22,9 @@ The methods:
   0.5 rule for BR, CC, iMLNB, DC and the ensembles' vote, the size cascade for NaiBX, the
   most probable label set for LP) and wrapped as ``TunedThresholdsCV(method,
   strategy="auto", scoring="f1_micro", cv=5, random_state=0)`` ("tuned", with the rule it
-  chose). Scores: :func:`mlnb.thresholds.label_scores`.
+  chose), with ``param_grid="auto"`` for the methods tuned by fold subtraction (BR, CC,
+  NaiBX, iMLNB: the event model and smoothing are chosen with the rule, as ``mlnb evaluate
+  --threshold tuned`` does). Scores: :func:`mlnb.thresholds.label_scores`.
 - scikit-learn: ``OneVsRestClassifier(NB())`` and ``multioutput.ClassifierChain(NB(),
   order=None)`` with ``MultinomialNB`` on the bag-of-words sets and ``GaussianNB`` on the
   dense ones (scores: the log-odds of ``predict_proba``, saturated 0/1 probabilities at
@@ -92,7 +94,7 @@ from sklearn.svm import LinearSVC
 import mlnb
 from mlnb.datasets import TrainTest, list_datasets, load_dataset
 from mlnb.metrics import f1_score, label_ranking_loss
-from mlnb.thresholds import label_scores
+from mlnb.thresholds import is_additive, label_scores
 
 try:
     import skmultilearn  # noqa: F401
@@ -191,8 +193,15 @@ def describe(pair):
 
 
 def tuned(estimator):
+    """What ``mlnb evaluate --threshold tuned`` runs: the rule, and for the methods tuned
+    by fold subtraction also the event model and smoothing (``param_grid="auto"``)."""
     return mlnb.TunedThresholdsCV(
-        estimator, strategy="auto", scoring="f1_micro", cv=CV, random_state=0
+        estimator,
+        strategy="auto",
+        scoring="f1_micro",
+        cv=CV,
+        random_state=0,
+        param_grid="auto" if is_additive(estimator) else None,
     )
 
 

@@ -386,20 +386,29 @@ def test_threshold_wraps_multilabel_methods_in_tuned_thresholds():
     from mlnb.evaluation import cross_validate
 
     metrics = ("--metrics", "micro_f1,macro_f1,label_ranking_loss")
-    default = evaluate_json("-m", "br,cc", *metrics)
-    tuned = evaluate_json("-m", "br,cc", "--threshold", "tuned", *metrics)
+    named = ("-p", "events=gaussian")
+    default = evaluate_json("-m", "br,cc", *named, *metrics)
+    tuned = evaluate_json("-m", "br,cc", *named, "--threshold", "tuned", *metrics)
     for method in ("br", "cc"):
         assert tuned[method]["micro_f1"] != default[method]["micro_f1"]
-        # the scores, hence the ranking criteria, are the inner model's
+        # with the event model named, the scores (hence the ranking criteria) are the
+        # inner model's
         assert tuned[method]["label_ranking_loss"] == pytest.approx(
             default[method]["label_ranking_loss"]
         )
+    # without it, the event model is chosen with the rule (fold subtraction)
+    chosen = evaluate_json("-m", "br", "--threshold", "tuned", "--metrics", "micro_f1")
     data = mlnb.cli._inputs.load_data("synthetic-counts")
-    expected = cross_validate(
-        mlnb.TunedThresholdsCV(mlnb.BinaryRelevance(events="gaussian"), random_state=0),
-        data.X, data.Y, cv=3, metrics="micro_f1", random_state=0,
-    )  # fmt: skip
-    assert tuned["br"]["micro_f1"] == pytest.approx(expected.mean()["micro_f1"])
+    for grid, result in ((None, tuned), ("auto", chosen)):
+        expected = cross_validate(
+            mlnb.TunedThresholdsCV(
+                mlnb.BinaryRelevance(events="gaussian"), random_state=0, param_grid=grid
+            ),
+            data.X, data.Y, cv=3, metrics="micro_f1", random_state=0,
+        )  # fmt: skip
+        assert result["br"]["micro_f1"] == pytest.approx(expected.mean()["micro_f1"])
+    assert _estimator("br", data, {}, threshold="tuned").param_grid == "auto"
+    assert _estimator("dc", data, {}, threshold="tuned").param_grid is None  # refitted
     # -p reaches the inner method; a number is a fixed cut; br-tuned is not wrapped twice
     model = _estimator("br", data, {"events": "bernoulli"}, seed=3, threshold=-1.5)
     assert isinstance(model, mlnb.TunedThresholdsCV) and model.random_state == 3

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 
 from mlnb import BinaryRelevance, ClassifierChain, DynamicChainEnsemble, NaiBX, TunedThresholdsCV
@@ -95,8 +96,13 @@ def data(n=150, seed=0):
 
 @pytest.mark.parametrize(
     "estimator",
-    [BinaryRelevance(events="multinomial"), ClassifierChain(events="bernoulli"), NaiBX()],
-    ids=["BR", "CC", "NaiBX"],
+    [
+        BinaryRelevance(events="multinomial"),
+        ClassifierChain(events="bernoulli"),
+        ClassifierChain(events="multinomial", label_prior="marginal", label_alpha=10.0),
+        NaiBX(),
+    ],
+    ids=["BR", "CC", "CC-marginal-labels", "NaiBX"],
 )
 def test_fold_subtraction_scores_equal_refitted_folds(estimator):
     X, Y = data()
@@ -195,9 +201,22 @@ def test_a_grid_shares_statistics_and_refits_from_the_total(monkeypatch):
 def test_auto_grid_searches_models_that_suit_the_data():
     counts, Y = data(n=300)
     models = {type(p["events"]).__name__ for p in event_grid(counts)}
-    assert models == {"Multinomial", "Bernoulli", "Gaussian"}
+    assert models == {
+        "Multinomial",
+        "BayesianMultinomial",
+        "Bernoulli",
+        "BayesianBernoulli",
+        "Gaussian",
+        "DiscretisedGaussian",
+    }
+    assert not any(
+        type(p["events"]).__name__.startswith("Discretised")
+        for p in event_grid(sp.csr_matrix(counts))
+    )
     real = {type(p["events"]).__name__ for p in event_grid(counts - 1.0)}
-    assert real == {"Gaussian", "BayesianGaussian"}
+    assert real == {"Gaussian", "BayesianGaussian", "DiscretisedGaussian"}
+    few = {type(p["events"]).__name__ for p in event_grid(np.minimum(counts, 3.0))}
+    assert "Categorical" in few and "Categorical" not in models
     X_test, Y_test = data(n=300, seed=1)
     from mlnb.metrics import f1_score
 
@@ -248,3 +267,47 @@ def test_cardinality_predicts_each_rows_set_size_from_its_scores():
     predicted = rule.predict(scores)
     np.testing.assert_array_equal(predicted.sum(axis=1), np.where(big, 3, 1))
     np.testing.assert_array_equal(predicted, truth)
+
+
+def brute_micro_f1_cut(scores, truth):
+    """The micro-F1-best cut by trying every distinct score (the definition)."""
+    flat, positive = scores.ravel(), truth.ravel().astype(bool)
+    best, best_cut = -1.0, np.inf
+    for cut in np.unique(flat)[::-1]:  # high to low: the first best is the highest cut
+        predicted = flat >= cut
+        f1 = 2 * (predicted & positive).sum() / (predicted.sum() + positive.sum())
+        if f1 > best:
+            best, best_cut = f1, cut
+    return best, best_cut
+
+
+@pytest.mark.parametrize("density", [0.001, 0.01, 0.2])
+@pytest.mark.parametrize("signal", [0.0, 3.0])
+def test_micro_f1_cut_from_the_top_scores_equals_the_full_search(density, signal):
+    rng = np.random.default_rng(int(density * 1000) + int(signal))
+    truth = rng.random((3000, 40)) < density
+    scores = np.round(rng.normal(size=truth.shape) + signal * truth, 1)  # many ties
+    rule = Threshold().fit(scores, truth)
+    best, cut = brute_micro_f1_cut(scores, truth)
+    predicted = rule.predict(scores).astype(bool)
+    f1 = 2 * (predicted & truth).sum() / (predicted.sum() + truth.sum())
+    assert f1 == pytest.approx(best)
+    np.testing.assert_array_equal(predicted, scores >= cut)
+
+
+def test_auto_grid_of_a_chain_chooses_events_nearly_as_br_then_its_label_smoothing():
+    from mlnb.thresholds import LABEL_GRID, WEAK_LABELS
+
+    X, Y = data(n=200)
+    tuned = TunedThresholdsCV(ClassifierChain(), param_grid="auto").fit(X, Y)
+    n_rules = len(tuned._candidates())
+    grid = event_grid(X)
+    params = tuned.cv_results_["params"][::n_rules]
+    assert len(params) == len(grid) + len(LABEL_GRID)
+    first, second = params[: len(grid)], params[len(grid) :]
+    assert [repr(p) for p in first] == [repr({**g, **WEAK_LABELS}) for g in grid]
+    scores = tuned.cv_results_["score"].reshape(-1, n_rules).max(axis=1)
+    chosen_events = first[int(np.argmax(scores[: len(grid)]))]["events"]
+    assert all(p["events"] is chosen_events for p in second)
+    assert [{k: p[k] for k in ("label_prior", "label_alpha")} for p in second] == LABEL_GRID
+    assert tuned.best_params_ == params[int(np.argmax(scores))]

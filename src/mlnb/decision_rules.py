@@ -59,36 +59,59 @@ def _check(scores, Y=None):
     return scores, (Y != 0)
 
 
-def _best_f1_cuts(scores, truth):
+def _best_f1_cuts(scores, truth, n_true=None):
     """The threshold of every column maximising the F1 of ``scores >= t`` against
     ``truth`` (inf for a column without positives), all in one sort of the columns: the
-    cuts between consecutive distinct scores are all tried at once."""
+    cuts between consecutive distinct scores are all tried at once. ``n_true``: the
+    positives of each column when ``scores`` holds only its top part. Returns the
+    thresholds and their F1.
+
+    Works on the transposed columns, each contiguous (3x faster on delicious's 12920 x 983
+    out-of-fold scores than sorting along the first axis).
+    """
     n_samples, n_labels = scores.shape
     if n_samples == 0:
-        return np.full(n_labels, np.inf)
-    order = np.argsort(-scores, axis=0)
-    ordered = np.take_along_axis(scores, order, axis=0)
-    positive = np.take_along_axis(truth, order, axis=0)
-    n_true = positive.sum(axis=0)
-    true_positives = np.cumsum(positive, axis=0)
-    predicted = np.arange(1, n_samples + 1)[:, None]
-    last = np.vstack([ordered[1:] != ordered[:-1], np.ones((1, n_labels), dtype=bool)])
-    f1 = np.where(last, 2 * true_positives / (predicted + n_true), -1.0)
-    best = np.argmax(f1, axis=0)
-    columns = np.arange(n_labels)
-    at = ordered[best, columns]
+        return np.full(n_labels, np.inf), np.zeros(n_labels)
+    columns = np.ascontiguousarray(scores.T)
+    order = np.argsort(-columns, axis=1)
+    ordered = np.take_along_axis(columns, order, axis=1)
+    positive = np.take_along_axis(np.ascontiguousarray(truth.T), order, axis=1)
+    n_true = positive.sum(axis=1) if n_true is None else np.broadcast_to(n_true, (n_labels,))
+    true_positives = np.cumsum(positive, axis=1, dtype=np.int64)
+    f1 = 2 * true_positives / (np.arange(1, n_samples + 1)[None, :] + n_true[:, None])
+    f1[:, :-1][ordered[:, 1:] == ordered[:, :-1]] = -1.0  # no cut inside a run of ties
+    best = np.argmax(f1, axis=1)
+    labels = np.arange(n_labels)
+    at = ordered[labels, best]
     following = np.where(
-        best + 1 < n_samples, ordered[np.minimum(best + 1, n_samples - 1), columns], -np.inf
+        best + 1 < n_samples, ordered[labels, np.minimum(best + 1, n_samples - 1)], -np.inf
     )
     with np.errstate(invalid="ignore"):
         middle = (at + following) / 2
     threshold = np.where(np.isfinite(following) & np.isfinite(middle), middle, at)
-    return np.where(n_true > 0, threshold, np.inf)
+    return np.where(n_true > 0, threshold, np.inf), f1[labels, best]
 
 
 def _micro_f1_cut(scores, truth):
-    """The one threshold over every label maximising micro F1."""
-    return float(_best_f1_cuts(scores.reshape(-1, 1), truth.reshape(-1, 1))[0])
+    """The one threshold over every label maximising micro F1.
+
+    Sorts only the top of the scores when that settles it: a cut predicting m entries
+    has F1 at most ``2 T / (m + T)`` (T positives), so once the best cut among the top
+    ``m`` entries beats that bound no lower cut can win (the result is that of the full
+    sort; on delicious's 12.7 M out-of-fold scores the sort drops from about 1 s).
+    """
+    flat, positive = np.ravel(scores), np.ravel(truth)
+    n_true = int(np.count_nonzero(positive))
+    size = 8 * n_true + 1024
+    if 0 < n_true and size < flat.size:
+        kth = -np.partition(-flat, size - 1)[size - 1]
+        top = flat >= kth  # entries tied with the k-th stay together
+        size = int(np.count_nonzero(top))
+        if size < flat.size:
+            cut, f1 = _best_f1_cuts(flat[top, None], positive[top, None], n_true)
+            if f1[0] > 2 * n_true / (size + n_true):
+                return float(cut[0])
+    return float(_best_f1_cuts(flat[:, None], positive[:, None])[0][0])
 
 
 def _cut_share(scores, share):
@@ -100,18 +123,19 @@ def _cut_share(scores, share):
     if k >= flat.size:
         return -np.inf
     # the k-th and (k+1)-th largest: a partition, not a sort
-    high, low = -np.partition(-flat, (k - 1, k))[[k - 1, k]]
+    n = flat.size
+    low, high = np.partition(flat, (n - k - 1, n - k))[[n - k - 1, n - k]]
     return (low + high) / 2 if np.isfinite(low) and np.isfinite(high) else high
 
 
 def _cut_shares(scores, shares):
     """:func:`_cut_share` of every column with its own share (one sort of the columns)."""
     n_samples, n_labels = scores.shape
-    ordered = -np.sort(-scores, axis=0)  # each column decreasing
+    ordered = np.sort(np.ascontiguousarray(scores.T), axis=1)  # each label's, increasing
     k = np.rint(np.asarray(shares) * n_samples).astype(np.intp)
-    columns = np.arange(n_labels)
-    high = ordered[np.clip(k - 1, 0, n_samples - 1), columns]
-    low = ordered[np.clip(k, 0, n_samples - 1), columns]
+    labels = np.arange(n_labels)
+    high = ordered[labels, np.clip(n_samples - k, 0, n_samples - 1)]  # the k-th largest
+    low = ordered[labels, np.clip(n_samples - k - 1, 0, n_samples - 1)]
     with np.errstate(invalid="ignore"):
         middle = (low + high) / 2
     threshold = np.where(np.isfinite(low) & np.isfinite(high), middle, high)
@@ -226,10 +250,10 @@ class MCut(_Rule):
         scores = _check(scores)
         if scores.shape[1] < 2:
             return (scores >= 0).astype(int)
-        ordered = -np.sort(-scores, axis=1)
-        finite = np.where(np.isfinite(ordered), ordered, np.nan)
-        gaps = -np.diff(finite, axis=1)
-        gaps = np.where(np.isnan(gaps), -1.0, gaps)
+        ordered = np.sort(scores, axis=1)[:, ::-1]  # each row decreasing (a view)
+        with np.errstate(invalid="ignore"):
+            gaps = ordered[:, :-1] - ordered[:, 1:]
+        gaps[~np.isfinite(gaps)] = -1.0  # a gap next to an infinite score is no cut
         cut = np.argmax(gaps, axis=1)
         rows = np.arange(len(scores))
         upper, lower = ordered[rows, cut], ordered[rows, cut + 1]
@@ -261,7 +285,7 @@ class SCut(_Rule):
         if not np.isfinite(overall):
             overall = 0.0
         positives = truth.sum(axis=0)
-        best = _best_f1_cuts(scores, truth)
+        best = _best_f1_cuts(scores, truth)[0]
         # a label without positives (or scores all -inf) takes the global threshold
         best = np.where(np.isfinite(best), best, overall)
         weight = positives / np.maximum(positives + shrinkage, 1e-300)
@@ -290,8 +314,7 @@ class Cardinality(_Rule):
 
     def _features(self, scores):
         top = min(int(self.n_top), scores.shape[1])
-        ordered = -np.sort(-scores, axis=1)[:, :top]
-        return np.clip(ordered, -745.0, 745.0)
+        return np.clip(_top_scores(scores, top)[0], -745.0, 745.0)
 
     def fit(self, scores, Y):
         from .naive_bayes import GaussianNB
@@ -306,10 +329,25 @@ class Cardinality(_Rule):
     def predict(self, scores):
         scores = _check(scores)
         sizes = self.size_model_.predict(self._features(scores)).astype(np.intp)
-        order = np.argsort(-scores, axis=1)
-        rank = np.empty_like(order)
-        np.put_along_axis(rank, order, np.arange(scores.shape[1])[None, :], axis=1)
-        return (rank < sizes[:, None]).astype(int)
+        out = np.zeros(scores.shape, dtype=int)
+        largest = min(int(sizes.max(initial=0)), scores.shape[1])
+        if largest > 0:
+            columns = _top_scores(scores, largest)[1]  # each row's best, best first
+            chosen = np.arange(largest)[None, :] < sizes[:, None]
+            np.put_along_axis(out, columns, chosen.astype(int), axis=1)
+        return out
+
+
+def _top_scores(scores, k):
+    """Each row's ``k`` largest scores, largest first, and their columns (a partition,
+    then a sort of the k: not a sort of the whole row)."""
+    if k < scores.shape[1]:
+        columns = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    else:
+        columns = np.broadcast_to(np.arange(scores.shape[1]), scores.shape)
+    values = np.take_along_axis(scores, columns, axis=1)
+    order = np.argsort(-values, axis=1, kind="stable")
+    return np.take_along_axis(values, order, axis=1), np.take_along_axis(columns, order, axis=1)
 
 
 #: Rules by the names that ``TunedThresholdsCV(strategy=...)`` takes.

@@ -33,7 +33,16 @@ from .decision_rules import RULES, Threshold, make_rule
 from .multilabel._base import LOG_ODDS_BOUND as _SATURATED
 from .multilabel._labels import check_label_matrix
 
-__all__ = ["TunedThresholdsCV", "event_grid", "label_scores", "scoring_function"]
+__all__ = [
+    "LABEL_GRID",
+    "WEAK_LABELS",
+    "MAX_GRID_CATEGORIES",
+    "TunedThresholdsCV",
+    "event_grid",
+    "is_additive",
+    "label_scores",
+    "scoring_function",
+]
 
 _AVERAGES = ("micro", "macro", "samples", "weighted")
 
@@ -91,22 +100,68 @@ def label_scores(model, X):
         return np.clip(logit(proba), -_SATURATED, _SATURATED)
 
 
+#: How ``param_grid="auto"`` smooths the label features of chains while it chooses their
+#: event model: towards each label's frequency, so strongly (10^6 pseudo-counts) that the
+#: chain is nearly binary relevance, whose event model is then the one that is chosen.
+WEAK_LABELS = {"label_prior": "marginal", "label_alpha": 1e6}
+
+#: The second stage of ``param_grid="auto"`` for chains, with the chosen event model: the
+#: default Laplace smoothing of the label features, and smoothing towards each label's
+#: frequency with fewer pseudo-counts than :data:`WEAK_LABELS` (the fewer, the more the
+#: chain's labels say about each other).
+LABEL_GRID = [{"label_prior": "uniform", "label_alpha": 1.0}] + [
+    {"label_prior": "marginal", "label_alpha": alpha} for alpha in (1.0, 10.0, 100.0, 1e3, 1e4)
+]
+
+#: Categorical events join the grid for dense integer columns with 3 to this many values.
+MAX_GRID_CATEGORIES = 16
+
+
 def event_grid(X):
     """The event models and smoothings that ``param_grid="auto"`` searches for rows X.
 
     Non-negative data (counts, 0/1 words): multinomial and Bernoulli with alpha in 1, 0.1
-    and 0.01, and the Gaussian; data with negative values: the Gaussian with three variance
-    floors and the Bayesian (Normal-Gamma) one. Returns a list of ``{"events": model}``.
+    and 0.01, their Bayesian versions (Xu 2018) and the Gaussian; data with negative
+    values: the Gaussian with three variance floors and the Bayesian (Normal-Gamma) one.
+    Dense data adds Weka's discretised Gaussian (its precision from X); dense integer
+    columns of 3 to :data:`MAX_GRID_CATEGORIES` values add the categorical model with alpha
+    1 and 0.1. The complement model is left out: with two classes per label it gives the
+    multinomial's log-odds. Returns a list of ``{"events": model}``.
     """
-    from .events import BayesianGaussian, Bernoulli, Gaussian, Multinomial
+    from .events import (
+        BayesianBernoulli,
+        BayesianGaussian,
+        BayesianMultinomial,
+        Bernoulli,
+        Categorical,
+        DiscretisedGaussian,
+        Gaussian,
+        Multinomial,
+    )
+    from .events.discretised import weka_precision
 
-    values = X.data if hasattr(X, "tocsr") else np.asarray(X)
+    sparse = hasattr(X, "tocsr")
+    values = X.data if sparse else np.asarray(X, dtype=np.float64)
     if values.size and np.nanmin(values) < 0:
         models = [Gaussian(var_smoothing=v) for v in (1e-9, 1e-3, 1e-2)] + [BayesianGaussian()]
     else:
-        models = [Multinomial(alpha=a) for a in (1.0, 0.1, 0.01)]
-        models += [Bernoulli(alpha=a) for a in (1.0, 0.1, 0.01)] + [Gaussian()]
+        models = [Multinomial(alpha=a) for a in (1.0, 0.1, 0.01)] + [BayesianMultinomial()]
+        models += [Bernoulli(alpha=a) for a in (1.0, 0.1, 0.01)] + [BayesianBernoulli()]
+        models += [Gaussian()]
+    if not sparse and values.size:
+        models.append(DiscretisedGaussian(precision=weka_precision(values)))
+        if _few_integer_values(values):
+            models += [Categorical(alpha=a) for a in (1.0, 0.1)]
     return [{"events": model} for model in models]
+
+
+def _few_integer_values(X):
+    """Whether every column of dense X holds integers, 3 to MAX_GRID_CATEGORIES distinct."""
+    if np.isnan(X).any() or not np.array_equal(X, np.round(X)):
+        return False
+    ordered = np.sort(X, axis=0)
+    distinct = 1 + (np.diff(ordered, axis=0) > 0).sum(axis=0)
+    return bool(distinct.max() >= 3 and distinct.max() <= MAX_GRID_CATEGORIES)
 
 
 def scoring_function(scoring):
@@ -126,7 +181,11 @@ def _n_columns(X):
     return X.shape[1] if hasattr(X, "shape") else np.asarray(X).shape[1]
 
 
-def _additive(estimator):
+def is_additive(estimator):
+    """Whether ``estimator``'s cross-validation runs by fold subtraction: it builds
+    statistics (``batch_statistics``) and a model from them (``from_statistics``), with no
+    generic base estimator. Such an estimator's grid search costs a statistics pass per
+    distinct ``statistics_key`` and a prediction per candidate, not a refit per fold."""
     return (
         callable(getattr(estimator, "batch_statistics", None))
         and callable(getattr(estimator, "from_statistics", None))
@@ -156,7 +215,9 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         The shuffling of the folds.
     param_grid : dict, list of dicts, "auto" or None, default=None
         Values of the estimator's parameters to choose among, with the rule (as
-        ``GridSearchCV``'s); "auto": the event models of :func:`event_grid`.
+        ``GridSearchCV``'s); "auto": the event models of :func:`event_grid`, then, for
+        chains (chosen with their label terms nearly silenced, :data:`WEAK_LABELS`), the
+        label smoothings of :data:`LABEL_GRID` with the best event model.
 
     Attributes
     ----------
@@ -202,16 +263,22 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         self.random_state = random_state
         self.param_grid = param_grid
 
-    def _grid(self, X):
+    def _stages(self, X):
+        """The grids searched one after the other, each around the best value so far:
+        the given grid; for "auto", the event models of :func:`event_grid` (for
+        estimators with label features, smoothed as :data:`WEAK_LABELS`), then for those
+        the label smoothings of :data:`LABEL_GRID`."""
         if self.param_grid is None:
-            return [{}]
+            return [[{}]]
         if isinstance(self.param_grid, str):
             if self.param_grid != "auto":
                 raise ValueError(
                     f'param_grid must be a grid, "auto" or None; got {self.param_grid!r}'
                 )
-            return event_grid(X)
-        return list(ParameterGrid(self.param_grid))
+            if not {"label_prior", "label_alpha"} <= set(self.estimator.get_params()):
+                return [event_grid(X)]
+            return [[{**params, **WEAK_LABELS} for params in event_grid(X)], LABEL_GRID]
+        return [list(ParameterGrid(self.param_grid))]
 
     def _candidates(self):
         if isinstance(self.strategy, str) and self.strategy == "auto":
@@ -235,11 +302,13 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         ``params``: parameters of the estimator to score with (default: as given). Fold
         subtraction for additive estimators (one statistics pass), refits otherwise.
         """
-        return self._grid_scores(X, Y, [params or {}])[0][0]
+        return next(self._grid_scores(X, Y, [params or {}]))[0]
 
-    def _grid_scores(self, X, Y, grid):
-        """Out-of-fold scores of every grid value, and the total statistics of each (None
-        for estimators that are refitted); values with equal statistics share one pass."""
+    def _grid_scores(self, X, Y, grid, shared=None):
+        """Out-of-fold scores of every grid value in turn, with the total statistics of
+        each (None for estimators that are refitted); values with equal statistics share
+        one pass (kept in ``shared`` across calls). A generator: one value's scores are
+        held at a time."""
         Y = check_label_matrix(Y, sparse=True)
         n_samples = Y.shape[0]
         folds = self._folds(n_samples)
@@ -249,18 +318,18 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         if not np.all(covered == 1):
             raise ValueError("the folds' test parts must partition the rows")
         X = X.tocsr() if hasattr(X, "tocsr") else np.asarray(X)
-        results, shared = [], {}
+        shared = {} if shared is None else shared
         for params in grid:
             template = clone(self.estimator)
             if params:
                 template.set_params(**params)
             scores = np.empty(Y.shape)
-            if not _additive(template):
+            if not is_additive(template):
                 for test in folds:
                     train = np.setdiff1d(np.arange(n_samples), test)
                     model = clone(template).fit(X[train], Y[train].toarray())
                     scores[test] = label_scores(model, X[test])
-                results.append((scores, None))
+                yield scores, None
                 continue
             key = repr(template.statistics_key())
             if key not in shared:  # the statistics of every fold, and their total
@@ -275,8 +344,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
                     total.copy(deep=False).subtract(part), n_features=X.shape[1]
                 )
                 scores[test] = label_scores(model, X[test])
-            results.append((scores, total))
-        return results
+            yield scores, total
 
     def fit(self, X, y):
         """Choose the rule (and grid value) on out-of-fold scores, then fit the estimator
@@ -285,27 +353,30 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         Y = check_label_matrix(y, sparse=True)
         truth = Y.toarray()
         candidates = self._candidates()
-        grid = self._grid(X)
+        stages = self._stages(X)
         fixed = (
-            len(grid) == 1
+            len(stages) == 1
+            and len(stages[0]) == 1
             and len(candidates) == 1
             and all(
                 isinstance(rule, Threshold) and rule.threshold is not None
                 for rule in candidates.values()
             )
         )
-        # a given threshold learns nothing: no out-of-fold scores (NaN in the results)
-        scored = [(None, None)] if fixed else self._grid_scores(X, Y, grid)
-        rows, best = {"params": [], "strategy": [], "score": []}, None
-        for params, (oof, total) in zip(grid, scored, strict=True):
-            for name, rule in candidates.items():
-                rule = clone(rule).fit(np.zeros(truth.shape) if fixed else oof, truth)
-                value = np.nan if fixed else float(score(truth, rule.predict(oof)))
-                rows["params"].append(params)
-                rows["strategy"].append(name)
-                rows["score"].append(value)
-                if best is None or value > best[0]:
-                    best = (value, params, name, rule, oof, total)
+        rows, best, shared = {"params": [], "strategy": [], "score": []}, None, {}
+        for stage in stages:
+            grid = [{**(best[1] if best else {}), **params} for params in stage]
+            # a given threshold learns nothing: no out-of-fold scores (NaN in the results)
+            scored = [(None, None)] if fixed else self._grid_scores(X, Y, grid, shared)
+            for params, (oof, total) in zip(grid, scored, strict=True):
+                for name, rule in candidates.items():
+                    rule = clone(rule).fit(np.zeros(truth.shape) if fixed else oof, truth)
+                    value = np.nan if fixed else float(score(truth, rule.predict(oof)))
+                    rows["params"].append(params)
+                    rows["strategy"].append(name)
+                    rows["score"].append(value)
+                    if best is None or value > best[0]:
+                        best = (value, params, name, rule, oof, total)
         _, params, name, rule, oof, total = best
         self.cv_results_ = {**rows, "score": np.array(rows["score"])}
         self.best_params_ = params

@@ -244,3 +244,26 @@ def test_stacked_greedy_search_equals_each_chain_alone(block):
         np.testing.assert_array_equal(labels[k], one[0])
         np.testing.assert_array_equal(hard[k], one[0])
         np.testing.assert_allclose(conditional[k], one[1], rtol=1e-12, atol=1e-12)
+
+
+def test_marginal_label_prior_is_the_m_estimate_and_tends_to_binary_relevance():
+    from mlnb import BinaryRelevance
+    from mlnb.multilabel._label_model import label_log_odds
+
+    X, Y = dependent_labels(7)
+    chain = ClassifierChain(label_prior="marginal", label_alpha=3.0).fit(X, Y)
+    weight, absent = label_log_odds(chain.label_stats_, 3.0, prior="marginal")
+    n, (k, j) = len(Y), (2, 1)  # P(y_j = 1 | y_k = v) = (C + 2 alpha p_j) / (N_v + 2 alpha)
+    p_j = (Y[:, j].sum() + 1) / (n + 2)
+    rows = Y[:, k] == 1
+    p1 = (Y[rows, j].sum() + 6 * p_j) / (rows.sum() + 6)
+    p0 = (Y[~rows, j].sum() + 6 * p_j) / ((~rows).sum() + 6)
+    assert absent[k, j] == pytest.approx(np.log((1 - p1) / (1 - p0)))
+    assert weight[k, j] == pytest.approx(np.log(p1 / p0) - absent[k, j])
+    assert np.all(np.diag(weight) == 0) and np.all(np.diag(absent) == 0)
+    # many pseudo-counts: the label terms vanish and the chain is binary relevance
+    weak = ClassifierChain(label_prior="marginal", label_alpha=1e9).fit(X, Y)
+    br = BinaryRelevance().fit(X, Y)
+    np.testing.assert_allclose(weak.decision_function(X), br.decision_function(X), atol=1e-6)
+    with pytest.raises(ValueError, match="label_prior"):
+        ClassifierChain(label_prior="bogus").fit(X, Y)

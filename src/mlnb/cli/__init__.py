@@ -39,7 +39,7 @@ from ..metrics import (
     single_label_precision,
     single_label_recall,
 )
-from ..thresholds import TunedThresholdsCV
+from ..thresholds import TunedThresholdsCV, is_additive
 from ._inputs import (
     GENERATED,
     TEXT_CORPORA,
@@ -256,7 +256,9 @@ threshold_option = click.option(
     "micro F1). tuned: the best of the rules; pcut, pcutl, rcut, mcut, scut, cardinality: "
     "that rule; "
     "threshold: one cut fitted for micro F1; a number T: labels with log-odds >= T (0 is "
-    "about the 0.5 rule). -p parameters still go to the method itself.",
+    "about the 0.5 rule). -p parameters still go to the method itself. Without -p events=..., "
+    "methods tuned by fold subtraction (br, cc, pcc, imlnb, naibx) also choose their "
+    "event model and smoothing (param_grid='auto').",
 )
 
 
@@ -340,8 +342,17 @@ def _estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None):
         return estimator
     if isinstance(estimator, TunedThresholdsCV):  # br-tuned, cc-tuned: only the rule changes
         return estimator.set_params(strategy=_strategy(threshold))
+    # an event model the user did not name is chosen with the rule where that is cheap
+    # (fold subtraction); methods refitted per fold keep the data kind's event model
+    choose_events = "events" in estimator.get_params() and "events" not in settings
+    grid = "auto" if choose_events and is_additive(estimator) else None
     return TunedThresholdsCV(
-        estimator, strategy=_strategy(threshold), scoring="f1_micro", cv=5, random_state=seed
+        estimator,
+        strategy=_strategy(threshold),
+        scoring="f1_micro",
+        cv=5,
+        random_state=seed,
+        param_grid=grid,
     )
 
 

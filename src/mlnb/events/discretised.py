@@ -104,10 +104,20 @@ class DiscretisedGaussian(EventModel):
         The interval width p of every feature (see :func:`weka_precision`).
     """
 
+    name = "discretised_gaussian"
     second_moments = True
 
     def __init__(self, precision=_WEKA_DEFAULT_PRECISION):
         self.precision = precision
+
+    def __repr__(self, N_CHAR_MAX=700):
+        precision = np.asarray(self.precision)
+        if precision.ndim == 0 or precision.size == 0:
+            return super().__repr__(N_CHAR_MAX)
+        return (
+            f"{type(self).__name__}(precision=<{precision.size} values, "
+            f"{precision.min():.3g} to {precision.max():.3g}>)"
+        )
 
     def _precision(self, n_features):
         precision = np.asarray(self.precision, dtype=np.float64)

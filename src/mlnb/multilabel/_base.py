@@ -30,6 +30,7 @@ from ..events.auto import Auto, estimator_events
 from ..missing import MISSING_OPTIONS, prepare_rows, validate_rows
 from ..stats import NamedStats
 from ._label_model import (
+    LABEL_PRIORS,
     feature_log_odds,
     feature_parameters,
     label_log_odds,
@@ -70,6 +71,7 @@ NB_CONSTRAINTS = {
     "events": [str, EventModel, Auto],
     "prior_alpha": [Interval(Real, 0, None, closed="left")],
     "label_alpha": [Interval(Real, 0, None, closed="left")],
+    "label_prior": [StrOptions(set(LABEL_PRIORS))],
     "base_estimator": [HasMethods(["fit", "predict"]), None],
     "random_state": ["random_state"],
     "missing": [StrOptions(set(MISSING_OPTIONS))],
@@ -107,7 +109,7 @@ class MultiLabelNB(MultiLabelEstimator):
     Subclasses set ``_uses_label_pairs`` and implement ``predict`` / ``predict_proba``.
     Parameters every subclass has: ``events`` (event-model name or object),
     ``prior_alpha`` (pseudo-count of each label's prior) and, for chains,
-    ``label_alpha`` (Laplace smoothing of the label features).
+    ``label_alpha`` and ``label_prior`` (smoothing of the label features).
     """
 
     _uses_label_pairs = False
@@ -152,7 +154,9 @@ class MultiLabelNB(MultiLabelEstimator):
         events = self.event_model() if events is None else events
         params = feature_parameters(events, features)
         prior = log_prior_odds(features.count, features.total_count, self.prior_alpha)
-        pairs = label_log_odds(labels, self.label_alpha) if labels is not None else None
+        pairs = None
+        if labels is not None:
+            pairs = label_log_odds(labels, self.label_alpha, prior=self.label_prior)
         self.events_ = events
         self.feature_stats_ = features
         self.label_stats_ = labels

@@ -23,7 +23,13 @@ from ..events.categorical import check_pseudo_count
 from ..missing import score_ratio_rows
 from ..stats import GroupStats
 
-__all__ = ["feature_log_odds", "label_log_odds", "label_statistics", "log_prior_odds"]
+__all__ = [
+    "LABEL_PRIORS",
+    "feature_log_odds",
+    "label_log_odds",
+    "label_statistics",
+    "log_prior_odds",
+]
 
 
 def label_statistics(X, Y, sample_weight, events, *, with_labels=True):
@@ -68,23 +74,53 @@ def feature_parameters(events, features, negative=None):
     return events.estimate(features), events.estimate(negative)
 
 
-def label_log_odds(labels, alpha=1.0, negative=None):
+LABEL_PRIORS = ("uniform", "marginal")
+
+
+def label_log_odds(labels, alpha=1.0, negative=None, prior="uniform"):
     """Pairwise label terms of a Naive Bayes chain, each (L x L), indexed [k, j].
 
     ``weight[k, j] * y_j + absent[k, j]`` is what a decided label ``y_j`` adds to
     ``log P(y_k = 1 | ...) - log P(y_k = 0 | ...)``: a Bernoulli feature of the classifier of
-    label k, Laplace-smoothed with ``alpha`` (``P(y_j = 1 | y_k = v) = (C + alpha) /
-    (N + 2 alpha)``). The diagonal is zero: a label is never a feature of itself.
-    ``negative`` as in :func:`feature_parameters`. With the groups of several chains
-    stacked (group ``c * L + k``: label k of chain c), the terms are stacked the same way,
-    shape (n_chains * L) x L, each chain's diagonal zero.
+    label k, smoothed with ``alpha`` pseudo-counts per value towards a prior: ``P(y_j = 1 |
+    y_k = v) = (C + 2 alpha p_j) / (N + 2 alpha)``, with ``p_j = 1/2`` (``prior="uniform"``:
+    Laplace) or the label's own frequency (``"marginal"``: the m-estimate of Cestnik 1990
+    with m = 2 alpha, Laplace-smoothed frequency). With the marginal prior a large alpha
+    takes every term to 0: the chain tends to binary relevance, so ``alpha`` sets how much
+    the chain's labels say about each other. The diagonal is zero: a label is never a
+    feature of itself. ``negative`` as in :func:`feature_parameters`. With the groups of
+    several chains stacked (group ``c * L + k``: label k of chain c), the terms are stacked
+    the same way, shape (n_chains * L) x L, each chain's diagonal zero.
     """
-    model = Bernoulli(alpha=alpha, binarize=None)
-    positive = model.estimate(labels)
-    negative = model.estimate(labels.complement() if negative is None else negative)
-    weight = positive.log_odds - negative.log_odds
-    absent = positive.log_absent - negative.log_absent
+    if prior not in LABEL_PRIORS:
+        raise ValueError(f"label_prior must be one of {LABEL_PRIORS}; got {prior!r}")
+    negative = labels.complement() if negative is None else negative
+    if prior == "uniform":
+        model = Bernoulli(alpha=alpha, binarize=None)
+        positive, negative = model.estimate(labels), model.estimate(negative)
+        weight = positive.log_odds - negative.log_odds
+        absent = positive.log_absent - negative.log_absent
+    else:
+        weight, absent = _marginal_prior_terms(labels, negative, check_pseudo_count(alpha))
     group = np.arange(labels.n_groups)  # group c * L + k is label k (of chain c)
     weight[group, group % labels.n_features] = 0.0
     absent[group, group % labels.n_features] = 0.0
+    return weight, absent
+
+
+def _marginal_prior_terms(positive, negative, alpha):
+    """``(weight, absent)`` of :func:`label_log_odds` with the marginal prior."""
+    ones_1, rows_1 = positive.sums, positive.count[:, None]
+    ones_0, rows_0 = negative.sums, negative.count[:, None]
+    frequency = (ones_1 + ones_0 + 1.0) / (rows_1 + rows_0 + 2.0)  # each group's p_j
+
+    def smoothed(ones, rows):
+        total = rows + 2.0 * alpha
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = (ones + 2.0 * alpha * frequency) / total
+        return np.clip(np.where(total > 0, p, frequency), 1e-300, 1.0 - 1e-16)
+
+    p_1, p_0 = smoothed(ones_1, rows_1), smoothed(ones_0, rows_0)
+    absent = np.log1p(-p_1) - np.log1p(-p_0)
+    weight = np.log(p_1) - np.log(p_0) - absent
     return weight, absent

@@ -59,7 +59,12 @@ class ClassifierChain(AdditiveLabelNB):
     prior_alpha : float, default=0.0
         Pseudo-count of each label's prior (0: maximum likelihood, as scikit-learn).
     label_alpha : float, default=1.0
-        Laplace smoothing of the label features ``P(y_j | y_k)``.
+        Pseudo-counts of the smoothing of the label features ``P(y_j | y_k)``.
+    label_prior : {"uniform", "marginal"}, default="uniform"
+        Prior of the label features' smoothing: ``"uniform"`` is Laplace's (1/2);
+        ``"marginal"`` smooths ``P(y_j | y_k)`` towards label j's frequency (the m-estimate,
+        m = 2 * label_alpha), so that a large ``label_alpha`` weakens the chain's label
+        terms towards binary relevance.
     base_estimator : classifier or None, default=None
         If given, a chain of its clones (generic path, greedy inference only).
     random_state : int, RandomState or None, default=None
@@ -99,6 +104,7 @@ class ClassifierChain(AdditiveLabelNB):
         n_draws=100,
         prior_alpha=0.0,
         label_alpha=1.0,
+        label_prior="uniform",
         base_estimator=None,
         random_state=None,
         missing="error",
@@ -110,6 +116,7 @@ class ClassifierChain(AdditiveLabelNB):
         self.n_draws = n_draws
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
+        self.label_prior = label_prior
         self.base_estimator = base_estimator
         self.random_state = random_state
         self.missing = missing

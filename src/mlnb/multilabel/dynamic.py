@@ -47,6 +47,8 @@ class DynamicChain(MultiLabelNB):
         paper standardises; centring does not change distances, so sparse data stay sparse).
     prior_alpha, label_alpha : float
         As :class:`ClassifierChain`.
+    label_prior : {"uniform", "marginal"}, default="uniform"
+        As :class:`ClassifierChain`.
     random_state : int, RandomState or None, default=None
         The train/validation split and the folds of the beta search.
     missing : {"error", "ignore"}, default="error"
@@ -73,6 +75,7 @@ class DynamicChain(MultiLabelNB):
         scale=True,
         prior_alpha=0.0,
         label_alpha=1.0,
+        label_prior="uniform",
         random_state=None,
         missing="error",
     ):
@@ -83,6 +86,7 @@ class DynamicChain(MultiLabelNB):
         self.scale = scale
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
+        self.label_prior = label_prior
         self.random_state = random_state
         self.missing = missing
 

@@ -59,6 +59,8 @@ class EnsembleClassifierChains(MultiLabelNB):
         probabilities. ``predict`` thresholds that mean at 0.5.
     prior_alpha, label_alpha : float
         As in :class:`ClassifierChain`.
+    label_prior : {"uniform", "marginal"}, default="uniform"
+        As in :class:`ClassifierChain`.
     base_estimator : classifier or None, default=None
         If given, K generic chains of its clones (no shared pass).
     random_state : int, RandomState or None, default=None
@@ -87,6 +89,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         voting="hard",
         prior_alpha=0.0,
         label_alpha=1.0,
+        label_prior="uniform",
         base_estimator=None,
         random_state=None,
         missing="error",
@@ -100,6 +103,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         self.voting = voting
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
+        self.label_prior = label_prior
         self.base_estimator = base_estimator
         self.random_state = random_state
         self.missing = missing
@@ -204,7 +208,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         return (
             feature_parameters(self.events_, member),
             log_prior_odds(member.count, member.total_count, self.prior_alpha),
-            label_log_odds(pairs, self.label_alpha),
+            label_log_odds(pairs, self.label_alpha, prior=self.label_prior),
         )
 
     def _fit_generic(self, X, y, sample_weight):
@@ -265,6 +269,7 @@ class EnsembleClassifierChains(MultiLabelNB):
             pairs.select_groups(groups, copy=False),
             self.label_alpha,
             negative=pairs.complement_within(groups, within),
+            prior=self.label_prior,
         )
         shape = (len(samples), self.n_labels_, self.n_labels_)
         return base, prior, weight.reshape(shape), absent.reshape(shape)

@@ -119,6 +119,8 @@ class IMLNB(AdditiveLabelNB):
     label_alpha : float, default=1.0
         Smoothing of the label features, ``P(y_j = 1 | y_k = v) = (C + a) / (N_v + 2a)``
         (1: Laplace, eq. 23).
+    label_prior : {"uniform", "marginal"}, default="uniform"
+        As in :class:`ClassifierChain`: ``"marginal"`` smooths towards label j's frequency.
     missing : {"error", "ignore"}, default="error"
         ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
         a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
@@ -182,6 +184,7 @@ class IMLNB(AdditiveLabelNB):
         max_iter=10,
         prior_alpha=0.0,
         label_alpha=1.0,
+        label_prior="uniform",
         missing="error",
     ):
         self.events = events
@@ -191,6 +194,7 @@ class IMLNB(AdditiveLabelNB):
         self.max_iter = max_iter
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
+        self.label_prior = label_prior
         self.missing = missing
 
     _parameter_constraints: ClassVar[dict] = {
