@@ -478,3 +478,25 @@ def test_scikit_learn_scorers_take_naibx():
     score = get_scorer("average_precision")(model, X, Y)
     assert score == pytest.approx(average_precision_score(Y, model.decision_function(X)))
     assert score > Y.mean() + 0.2  # better than ranking at random
+
+
+@pytest.mark.parametrize("fixed_size", [None, 2])
+def test_decision_function_is_the_size_weighted_log_sum_over_sizes(fixed_size):
+    X, Y = varied_sizes(4)
+    Y[:, 4] = 0  # a label never seen
+    model = NaiBX(fixed_size=fixed_size).fit(X, Y)
+    prepared = model._prepared(X)
+    expected = model._size_by_size_scores(prepared)  # log sum_m P(m|x) m pi_m, size by size
+    scores = model.decision_function(X)
+    seen = np.isfinite(expected)
+    assert not seen[:, 4].any() and seen[:, :4].all()
+    np.testing.assert_allclose(scores[seen], expected[seen], rtol=1e-10, atol=1e-10)
+    # the never-seen label scores 1 below the row's lowest other score
+    np.testing.assert_allclose(scores[:, 4], scores[:, :4].min(axis=1) - 1.0)
+    # rows far from everything (log-likelihoods near -1e4, sizes > 0 of weight 0 for some)
+    far = model.decision_function(X * 300.0)
+    reference = model._size_by_size_scores(model._prepared(X * 300.0))[:, :4]
+    finite = np.isfinite(reference)
+    assert finite.any() and (fixed_size is not None or not finite.all())
+    np.testing.assert_allclose(far[:, :4][finite], reference[finite], rtol=1e-9)
+    assert np.isfinite(far).all()

@@ -577,33 +577,73 @@ class NaiBX(AdditiveLabelNB):
         ``log sum_m P(M = m | x) m pi_m(y | x)`` (:meth:`predict_proba` before its clipping
         at 1): the log expected number of times y would be drawn first, which saturates
         nowhere. A label never seen in training scores 1 below the row's lowest other score.
+
+        With ``pi_m(y | x) = exp(b_y + t_my - n_m)`` (``b`` the label's prior and features,
+        ``t_my = log P(M = m | y)``, ``n_m`` the normaliser over labels), the sum is
+        ``exp(b_y) sum_m c_m exp(t_my)`` with ``c_m = P(M = m | x) m exp(-n_m)``: two matrix
+        products over the sizes, each factor scaled by its maximum, instead of a
+        log-sum-exp over labels for every size (delicious: 11 s to under 1 s for 3185
+        rows). Rows where that scaling cannot hold every term take the size-by-size sum.
         """
         prepared = self._prepared(X)
-        terms = []
-        for weight, size, log_pi in self._first_steps(prepared):
-            with np.errstate(divide="ignore"):
-                terms.append(np.log(weight)[:, None] + np.log(size) + log_pi)
-        if not terms:  # only empty label sets seen
+        model = self._model()
+        base, sizes, weights = self._first_step_terms(prepared, model)
+        keep = sizes > 0
+        if not keep.any() or not model["seen_labels"].any():  # only empty sets seen
             return np.zeros((prepared.shape[0], self.n_labels_))
-        scores = logsumexp(np.stack(terms), axis=0)
+        sizes, weights = sizes[keep], weights[:, keep]
+        table = model["log_size_given_label"][np.minimum(sizes, self.size_stats_.n_groups)]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            row_max = base.max(axis=1, keepdims=True)
+            scaled_base = np.exp(base - row_max)
+            size_max = table.max(axis=1)
+            norm = row_max + size_max + np.log(scaled_base @ np.exp(table - size_max[:, None]).T)
+            log_c = np.log(weights) + np.log(sizes) - norm
+            c_max = log_c.max(axis=1, keepdims=True)
+            label_max = table.max(axis=0)
+            total = np.exp(log_c - c_max) @ np.exp(table - label_max)
+            scores = base + c_max + label_max + np.log(total)
+        seen = np.isfinite(base)
+        unsettled = np.flatnonzero(
+            ~np.isfinite(row_max[:, 0])
+            | ~np.isfinite(c_max[:, 0])
+            | np.any(seen & ~np.isfinite(scores), axis=1)
+        )
+        if unsettled.size:
+            scores[unsettled] = self._size_by_size_scores(prepared[unsettled])
         finite = np.isfinite(scores)
         floor = np.where(finite, scores, np.inf).min(axis=1, keepdims=True)
         floor = np.where(np.isfinite(floor), floor - 1.0, 0.0)
         return np.where(finite, scores, floor)
 
-    def _first_steps(self, prepared):
-        """``(P(M = m | x), m, log pi_m(y | x))`` of every size m > 0 a prepared row may have."""
-        model = self._model()
-        n_samples, n_labels = prepared.shape[0], self.n_labels_
+    def _size_by_size_scores(self, prepared):
+        """:meth:`decision_function`'s sum, one size at a time (before its floor)."""
+        terms = []
+        for weight, size, log_pi in self._first_steps(prepared):
+            with np.errstate(divide="ignore"):
+                terms.append(np.log(weight)[:, None] + np.log(size) + log_pi)
+        if not terms:
+            return np.full((prepared.shape[0], self.n_labels_), -np.inf)
+        return logsumexp(np.stack(terms), axis=0)
+
+    def _first_step_terms(self, prepared, model):
+        """``(b, sizes, P(M = m | x))``: the labels' log prior plus feature log-likelihood
+        (-inf for labels never seen), the sizes m the size model knows, their weights."""
+        n_samples = prepared.shape[0]
         base = score_rows(self.events_, model["label_params"], prepared, self.missing)
         base += model["log_label_prior"]
         base[:, ~model["seen_labels"]] = -np.inf
         if self.fixed_size is not None:
-            sizes, weights = np.array([self.fixed_size]), np.ones((n_samples, 1))
-        else:
-            joint = self._size_joint(prepared, model)
-            sizes = np.arange(joint.shape[1])
-            weights = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+            return base, np.array([self.fixed_size]), np.ones((n_samples, 1))
+        joint = self._size_joint(prepared, model)
+        weights = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+        return base, np.arange(joint.shape[1]), weights
+
+    def _first_steps(self, prepared):
+        """``(P(M = m | x), m, log pi_m(y | x))`` of every size m > 0 a prepared row may have."""
+        model = self._model()
+        n_labels = self.n_labels_
+        base, sizes, weights = self._first_step_terms(prepared, model)
         table, last = model["log_size_given_label"], self.size_stats_.n_groups
         for column, size in enumerate(sizes):  # a loop over the sizes seen, not rows
             weight = weights[:, column]
