@@ -12,7 +12,7 @@ from sklearn.svm import LinearSVC
 
 import mlnb
 from mlnb.datasets import make_multilabel
-from mlnb.io import FORMAT_VERSION, ModelFileError, load, read_metadata, save
+from mlnb.io import DEFAULT_MAX_BYTES, FORMAT_VERSION, ModelFileError, load, read_metadata, save
 from mlnb.text import make_text_pipeline, word_counter
 
 SINGLE_LABEL = [
@@ -204,7 +204,7 @@ def test_metadata(tmp_path):
     with pytest.raises(TypeError, match="must be a dict"):
         save(mlnb.MultinomialNB().fit(X, y), path, metadata=["a"])
     path.write_text("not a model")
-    with pytest.raises(ModelFileError, match="not a readable"):
+    with pytest.raises(ModelFileError, match=r"\(found text, not an mlnb model file\)"):
         read_metadata(path)
 
 
@@ -233,7 +233,7 @@ def test_truncated_foreign_and_missing_files(tmp_path):
     with pytest.raises(ModelFileError, match="not a readable mlnb model file"):
         load(path)
     path.write_bytes(b"just some text, not a model")
-    with pytest.raises(ModelFileError, match="not a readable"):
+    with pytest.raises(ModelFileError, match=r"\(found text, not an mlnb model file\)"):
         load(path)
     with open(path, "wb") as handle:
         np.savez(handle, x=np.arange(3))
@@ -298,3 +298,222 @@ def test_a_parameter_this_version_lacks_is_a_model_file_error(tmp_path):
     path.write_bytes(buffer.getvalue())
     with pytest.raises(ModelFileError, match=r"BinaryRelevance.*label_alpha"):
         load(path)
+
+
+# Hand-made bad files: each must be a ModelFileError naming the file, never numpy's,
+# zipfile's or zlib's own exception, and nothing large may be allocated on the way.
+
+
+def zip_entries(content):
+    """``(local header offset, data offset, central entry offset)`` of each member."""
+    entries = []
+    with zipfile.ZipFile(io_bytes(content)) as archive:
+        for info in archive.infolist():
+            local = info.header_offset
+            name_length, extra_length = np.frombuffer(content[local + 26 : local + 30], "<u2")
+            entries.append((info.filename, local, local + 30 + name_length + extra_length))
+    central = [i for i in range(len(content)) if content[i : i + 4] == b"PK\1\2"]
+    return [(*entry, offset) for entry, offset in zip(entries, central, strict=True)]
+
+
+def io_bytes(content):
+    import io
+
+    return io.BytesIO(content)
+
+
+def patched(content, offset, new):
+    return content[:offset] + new + content[offset + len(new) :]
+
+
+def write_archive(path, members, compression=zipfile.ZIP_DEFLATED):
+    """A zip of raw ``{name: bytes}`` members (headers written by hand)."""
+    with zipfile.ZipFile(path, "w", compression) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def npy_bytes(array, shape=None):
+    """An .npy member for ``array``, its header declaring ``shape`` (a lie, if given)."""
+    header = {"descr": np.lib.format.dtype_to_descr(array.dtype), "fortran_order": False}
+    header["shape"] = array.shape if shape is None else shape
+    buffer = io_bytes(b"")
+    np.lib.format.write_array_header_1_0(buffer, header)
+    return buffer.getvalue() + array.tobytes()
+
+
+def members_of(path):
+    """The raw ``{name: bytes}`` members of a saved model."""
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def raises_model_file_error(path, match, **kwargs):
+    """load and read_metadata both refuse ``path`` with a message naming it."""
+    for function in (load, read_metadata):
+        with pytest.raises(ModelFileError, match=match) as caught:
+            function(path, **kwargs)
+        assert str(path) in str(caught.value)
+    return caught.value
+
+
+def test_zlib_corruption_is_a_model_file_error(tmp_path):
+    import zlib
+
+    path = saved(tmp_path)
+    content = path.read_bytes()
+    _, _, data, _ = next(e for e in zip_entries(content) if e[0] == "__meta__.npy")
+    path.write_bytes(patched(content, data, b"\xff"))  # deflate block type 3: invalid
+    error = raises_model_file_error(path, "damaged or truncated archive")
+    assert isinstance(error.__cause__, zlib.error)
+    central = zip_entries(content)[0][3]
+    path.write_bytes(patched(content, central + 6, b"\x63\x00"))  # needs zip version 9.9
+    error = raises_model_file_error(path, "damaged or truncated archive")
+    assert isinstance(error.__cause__, NotImplementedError)
+    path.write_bytes(patched(content, central + 8, b"\x20\x00"))  # "compressed patched data"
+    raises_model_file_error(path, "is encrypted or patched")
+    path.write_bytes(patched(content, central + 10, b"\x0e\x00"))  # method 14 (LZMA)
+    raises_model_file_error(path, "compression method 14")
+
+
+def test_a_member_declaring_a_huge_shape_allocates_nothing(tmp_path):
+    import tracemalloc
+
+    path = saved(tmp_path)
+    members = members_of(path)
+    name = next(n for n in members if n != "__meta__.npy")
+    with np.load(path, allow_pickle=False) as archive:
+        array = archive[name[:-4]]
+    members[name] = npy_bytes(array, shape=(10**12,))  # 7.28 TiB of float64
+    write_archive(path, members)
+    for max_bytes in (DEFAULT_MAX_BYTES, None):
+        tracemalloc.start()
+        with pytest.raises(ModelFileError, match=r"shape \(1000000000000,\)"):
+            load(path, max_bytes=max_bytes)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 4 * 2**20
+    members[name] = npy_bytes(np.zeros(0), shape=(0, 9_999_999_999_999_999_999))
+    write_archive(path, members)
+    with pytest.raises(ModelFileError, match="impossible shape"):
+        load(path)  # read_metadata reads no array header
+
+
+def test_a_zip_directory_declaring_a_huge_size_is_refused(tmp_path):
+    path = saved(tmp_path)
+    write_archive(path, members_of(path))  # no zip64 fields: sizes at fixed offsets
+    content = path.read_bytes()
+    name, local, _, central = zip_entries(content)[0]
+    huge = np.array([2**32 - 2], "<u4").tobytes()
+    path.write_bytes(patched(patched(content, local + 22, huge), central + 24, huge))
+    raises_model_file_error(path, f"member {name} declares 4294967294 bytes", max_bytes=None)
+
+
+def test_max_bytes_refuses_a_zip_bomb_before_decompressing(tmp_path):
+    import tracemalloc
+
+    path = tmp_path / "bomb.mlnb"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("__meta__.npy", npy_bytes(np.frombuffer(b"{}", np.uint8)))
+        with archive.open("a0.npy", "w", force_zip64=True) as member:
+            member.write(npy_bytes(np.zeros(0), shape=(8 * 2**20,)))  # 64 MiB of zeros
+            for _ in range(64):
+                member.write(bytes(2**20))
+    assert path.stat().st_size < 2**20
+    tracemalloc.start()
+    raises_model_file_error(path, "more than max_bytes=16777216", max_bytes=16 * 2**20)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 4 * 2**20
+
+
+def test_max_bytes(tmp_path):
+    path = saved(tmp_path)
+    assert load(path, max_bytes=None).predict(data()[0]).shape == (120,)
+    assert DEFAULT_MAX_BYTES == 2**30
+    raises_model_file_error(path, "max_bytes=1000; if you trust the file", max_bytes=1000)
+    with pytest.raises(TypeError, match="max_bytes must be an int"):
+        load(path, max_bytes="1")
+    with pytest.raises(ValueError, match="max_bytes must be >= 0"):
+        read_metadata(path, max_bytes=-1)
+
+
+def replace_metadata_text(path, old, new):
+    """Rewrite the JSON part as text (for JSON that json.dumps cannot write)."""
+    members = members_of(path)
+    with np.load(path, allow_pickle=False) as archive:
+        text = archive["__meta__"].tobytes().decode()
+    assert old in text
+    encoded = np.frombuffer(text.replace(old, new).encode(), np.uint8)
+    members["__meta__.npy"] = npy_bytes(encoded)
+    write_archive(path, members)
+
+
+def test_deeply_nested_json_is_refused(tmp_path):
+    path = saved(tmp_path)
+    depth = 200_000
+    replace_metadata_text(
+        path, '"metadata": {}', '"metadata": {"x": ' + "[" * depth + "]" * depth + "}"
+    )
+    raises_model_file_error(path, f"nests {depth + 2} levels deep; the limit is 100")
+    path = saved(tmp_path)  # brackets inside strings do not count
+    replace_metadata_text(path, '"metadata": {}', '"metadata": {"x": "' + "[{" * depth + '"}')
+    assert read_metadata(path)["x"] == "[{" * depth
+
+
+@pytest.mark.parametrize(
+    "state,message",
+    [
+        ({"__tuple__": ["MT19937"]}, r"malformed random state \(IndexError"),
+        ({"__tuple__": ["PCG64", {"__array__": "a0"}, 0, 0, 0.0]}, "malformed random state"),
+        ("MT19937", "malformed random state"),
+        ({"__dict__": []}, "malformed __dict__ entry"),
+        ({}, "an empty entry"),
+        ({"__array__": ["a0"]}, "missing array"),
+        ({"__csr__": [1, 2]}, "malformed __csr__ entry"),
+        ({"__slice__": [0, "a", None]}, "malformed __slice__"),
+        ({"__dtype__": "float3"}, "unknown dtype"),
+        ({"__object__": ["os.system"]}, "does not load"),
+    ],
+    ids=lambda v: str(v)[:20],
+)
+def test_malformed_entries_are_model_file_errors(tmp_path, state, message):
+    path = saved(tmp_path)
+    value = state if "random" not in message else {"__random_state__": state}
+    rewrite(path, lambda meta, arrays: meta["model"]["state"]["__dict__"].update(rng_=value))
+    with pytest.raises(ModelFileError, match=message) as caught:
+        load(path)
+    assert str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "kind,content,found",
+    [
+        ("pickle", None, "a Python pickle, which mlnb never loads"),
+        ("text", b"alpha=1.0\nclass_prior=None\n", "text"),
+        ("empty", b"", "an empty file"),
+        ("npy", npy_bytes(np.arange(3)), r"a single NumPy \.npy array"),
+        ("binary", bytes(range(256)), "binary data of an unknown kind"),
+    ],
+)
+def test_foreign_files_say_what_they_are(tmp_path, kind, content, found):
+    import pickle
+
+    path = tmp_path / "model.mlnb"
+    if content is None:
+        content = pickle.dumps(mlnb.MultinomialNB().fit(*data()[::2]))
+    path.write_bytes(content)
+    error = raises_model_file_error(
+        path, rf"not a readable mlnb model file \(found {found}, not an mlnb model file\)"
+    )
+    assert "allow_pickle" not in str(error) and "pickle.load" not in str(error)
+
+
+def test_other_archives_and_paths(tmp_path):
+    path = tmp_path / "model.mlnb"
+    write_archive(path, {"notes.txt": b"hello"})
+    raises_model_file_error(path, "not an mlnb model file .*no metadata member __meta__.npy")
+    model = saved(tmp_path)
+    write_archive(path, {**members_of(model), "../evil.npy": b""})
+    raises_model_file_error(path, "unexpected member")
+    raises_model_file_error(tmp_path, "is a directory, not a model file")

@@ -2,10 +2,13 @@
 
 A model file holds a fitted mlnb estimator: its class, its hyper-parameters and its fitted
 state (statistics, cached estimates, orders, ...), written as plain arrays and JSON.
-Loading reads arrays with ``allow_pickle=False`` and builds objects only from a fixed list
-of classes, so opening a file cannot run code. Each array carries a SHA-256 checksum;
-a truncated, tampered or foreign file, or one of a newer format version, raises
-:class:`ModelFileError` with the reason. ``save(..., metadata={...})`` adds a JSON
+Loading never unpickles and builds objects only from a fixed list of classes, so opening a
+file cannot run code. It checks each layer (zip directory, array headers, JSON, checksums)
+before decoding the next, and the sizes the file declares against ``max_bytes`` before
+allocating anything; a truncated, corrupt, crafted or foreign file, or one of a newer format
+version, raises :class:`ModelFileError` naming the file and the problem. The checksums
+detect corruption, not tampering: a crafted file with valid checksums loads, so load only
+files you trust (docs/model_files.md). ``save(..., metadata={...})`` adds a JSON
 dictionary (what the model was trained on, say), read back by :func:`read_metadata`.
 
 Text models. A classifier on documents is the scikit-learn ``Pipeline`` that
@@ -45,13 +48,18 @@ import functools
 import hashlib
 import io as _io
 import json
+import math
+import os
+import re
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["FORMAT_VERSION", "ModelFileError", "load", "read_metadata", "save"]
+__all__ = ["DEFAULT_MAX_BYTES", "FORMAT_VERSION", "ModelFileError", "load", "read_metadata", "save"]
 
 FORMAT_VERSION = 1
 _MAGIC = "mlnb-model"
@@ -59,7 +67,8 @@ _META = "__meta__"
 
 
 class ModelFileError(ValueError):
-    """A model file that cannot be read: truncated, tampered, foreign or too new."""
+    """A model file that cannot be read: truncated, corrupt, crafted, foreign, over the size
+    limit or too new."""
 
 
 @functools.cache
@@ -224,7 +233,12 @@ class _Writer:
 
 
 class _Reader:
-    """Rebuilds the object tree from JSON values and checked arrays."""
+    """Rebuilds the object tree from JSON values and checked arrays.
+
+    A file can be crafted with valid checksums, so every entry's shape is checked and the
+    errors of the constructors it calls (numpy, scipy, the estimators) become
+    ModelFileError; the nesting depth was bounded when the JSON was parsed.
+    """
 
     def __init__(self, arrays, classes):
         self.arrays, self.classes = arrays, classes
@@ -234,36 +248,54 @@ class _Reader:
             return [self.decode(v) for v in value]
         if not isinstance(value, dict):
             return value
+        if not value:
+            raise ModelFileError("an empty entry in the model file")
         (tag, body), *rest = value.items()
         if tag == "__array__":
+            if not isinstance(body, str) or body not in self.arrays:
+                raise ModelFileError(f"the file refers to a missing array {body!r}")
             return self.arrays[body]
         if tag == "__csr__":
-            data, indices, indptr, shape = body
-            return sp.csr_matrix(
-                (self.decode(data), self.decode(indices), self.decode(indptr)), shape=tuple(shape)
-            )
+            _expect(body, list, tag, length=4)
+            data, indices, indptr, shape = (self.decode(v) for v in body)
+            try:
+                return sp.csr_matrix((data, indices, indptr), shape=tuple(shape))
+            except (TypeError, ValueError, IndexError) as error:
+                raise ModelFileError(f"malformed sparse matrix ({error})") from error
         if tag == "__slice__":
+            _expect(body, list, tag, length=3)
+            if not all(v is None or type(v) is int for v in body):
+                raise ModelFileError("malformed __slice__ entry")
             return slice(*body)
         if tag == "__tuple__":
-            return tuple(self.decode(v) for v in body)
+            return tuple(self.decode(v) for v in _expect(body, list, tag))
         if tag == "__dict__":
-            return {k: self.decode(v) for k, v in body.items()}
+            return {k: self.decode(v) for k, v in _expect(body, dict, tag).items()}
         if tag == "__random_state__":
             state = np.random.RandomState()
-            state.set_state(self.decode(body))
+            try:
+                state.set_state(self.decode(body))
+            except (TypeError, ValueError, IndexError, KeyError) as error:
+                raise ModelFileError(
+                    f"malformed random state ({type(error).__name__}: {error})"
+                ) from error
             return state
         if tag == "__dtype__":
-            dtype = np.dtype(str(body))
+            try:
+                dtype = np.dtype(str(body))
+            except TypeError as error:
+                raise ModelFileError(f"the file names an unknown dtype: {body!r}") from error
             if dtype.kind not in "biuf":
                 raise ModelFileError(f"the file names a dtype mlnb does not load: {body!r}")
             return dtype.type
         if tag == "__vocabulary__":
+            _expect(body, list, tag, length=2)
             terms = _decode_strings(*(self.decode(v) for v in body))
             if len(set(terms)) != len(terms):
                 raise ModelFileError("the vocabulary repeats a term")
             return {term: column for column, term in enumerate(terms)}
         if tag == "__object__":
-            cls = self.classes.get(body)
+            cls = self.classes.get(body) if isinstance(body, str) else None
             if cls is None:
                 raise ModelFileError(f"the file names a class mlnb does not load: {body!r}")
             fields = dict(rest)
@@ -271,6 +303,8 @@ class _Reader:
                 return self.foreign(cls, body, fields)
             if "params" in fields:
                 params = self.decode(fields["params"])
+                if not isinstance(params, dict):
+                    raise ModelFileError(f"malformed parameters of {cls.__name__}")
                 try:
                     obj = cls(**params)
                 except TypeError as error:  # e.g. a parameter an older mlnb had
@@ -280,13 +314,16 @@ class _Reader:
                     ) from None
             else:
                 obj = cls.__new__(cls)
-            vars(obj).update(self.decode(fields["state"]))
+            state = self.decode(fields.get("state"))
+            if not isinstance(state, dict):
+                raise ModelFileError(f"malformed fitted state of {cls.__name__}")
+            vars(obj).update(state)
             return obj
         raise ModelFileError(f"unknown entry {tag!r} in the model file")
 
     def foreign(self, cls, name, fields):
-        params = self.decode(fields["params"])
-        state = self.decode(fields["state"])
+        params = self.decode(fields.get("params"))
+        state = self.decode(fields.get("state"))
         if not isinstance(params, dict) or not isinstance(state, dict):
             raise ModelFileError(f"malformed {name} entry")
         unexpected = sorted(set(state) - set(_FOREIGN_STATE[name]))
@@ -299,6 +336,13 @@ class _Reader:
         obj = cls(**params)
         vars(obj).update(state)
         return obj
+
+
+def _expect(body, kind, tag, length=None):
+    """``body`` if it is a ``kind`` (of ``length`` items), else a ModelFileError."""
+    if not isinstance(body, kind) or (length is not None and len(body) != length):
+        raise ModelFileError(f"malformed {tag} entry in the model file")
+    return body
 
 
 def _qualified(obj):
@@ -388,23 +432,238 @@ def save(estimator, path, *, metadata=None):
     Path(path).write_bytes(buffer.getvalue())
 
 
-def _read(path, *, arrays=True):
-    """The checked metadata of a model file, and its checked arrays (or None)."""
+# Reading. Every layer (the file, the zip archive, each .npy member, the JSON, the object
+# tree) checks what it is given and turns its own failures into a ModelFileError.
+
+DEFAULT_MAX_BYTES = 2**30
+"""Default ``max_bytes`` of :func:`load` and :func:`read_metadata`: 1 GiB of decoded members."""
+
+_MAX_META_BYTES = 64 * 2**20  # the JSON part: parsed into Python objects, so kept smaller
+_MAX_DEPTH = 100  # JSON nesting (mlnb's own files nest less than 20 deep)
+_MAX_RATIO = 1032  # deflate cannot expand data more than this
+_MAX_HEADER = 4096  # an .npy header written by numpy is 128 bytes or a little more
+_CHUNK = 2**22
+_ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    zlib.error,
+    EOFError,
+    NotImplementedError,
+    struct.error,
+    OSError,
+    ValueError,
+)
+_NPY_HEADER = re.compile(
+    r"\{'descr': '([<>|=]?[biufcUS][0-9]{1,9})', 'fortran_order': (True|False), "
+    r"'shape': \(((?:[0-9]{1,19}, )*(?:[0-9]{1,19},?)?)\), \} *\n"
+)
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_JSON_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _found(head):
+    """What a file that is not a zip archive looks like, from its first bytes."""
+    if not head:
+        return "an empty file"
+    if head.startswith(b"\x93NUMPY"):
+        return "a single NumPy .npy array"
+    if head[0] == 0x80 and len(head) > 1 and 2 <= head[1] <= 5:
+        return "a Python pickle, which mlnb never loads"
+    if b"\0" not in head:
+        for cut in range(4):  # the first bytes may end inside a multi-byte character
+            try:
+                head[: len(head) - cut].decode("utf-8")
+                return "text"
+            except UnicodeDecodeError:
+                pass
+    return "binary data of an unknown kind"
+
+
+def _check_max_bytes(max_bytes):
+    if max_bytes is None:
+        return
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)):
+        raise TypeError(f"max_bytes must be an int or None; got {type(max_bytes).__name__}")
+    if max_bytes < 0:
+        raise ValueError(f"max_bytes must be >= 0; got {max_bytes}")
+
+
+def _check_members(path, infos, file_size, max_bytes):
+    """Check the zip directory before decompressing anything: the members' names, methods,
+    offsets and declared sizes (against the file's size, deflate's ratio and max_bytes)."""
+    names = [info.filename for info in infos]
+    if len(set(names)) != len(names):
+        raise ModelFileError(f"{path}: the archive repeats a member name")
+    if _META + ".npy" not in names:
+        raise ModelFileError(
+            f"{path}: not an mlnb model file (found a zip archive with no metadata member "
+            f"{_META}.npy)"
+        )
+    for info in infos:
+        name = info.filename
+        if not name.endswith(".npy") or "/" in name or "\\" in name:
+            raise ModelFileError(f"{path}: unexpected member {name!r} in the archive")
+        if info.flag_bits & 0x61:
+            raise ModelFileError(f"{path}: member {name} is encrypted or patched")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise ModelFileError(
+                f"{path}: member {name} uses compression method {info.compress_type}, "
+                "which mlnb does not read"
+            )
+        if info.header_offset + info.compress_size > file_size:
+            raise ModelFileError(
+                f"{path}: member {name} extends past the end of the file (truncated file?)"
+            )
+        expandable = (
+            info.compress_size
+            if info.compress_type == zipfile.ZIP_STORED
+            else _MAX_RATIO * info.compress_size + 64
+        )
+        if info.file_size > expandable:
+            raise ModelFileError(
+                f"{path}: member {name} declares {info.file_size} bytes, more than its "
+                f"{info.compress_size} stored bytes can hold (corrupt or crafted file)"
+            )
+    meta_size = next(info.file_size for info in infos if info.filename == _META + ".npy")
+    if meta_size > _MAX_META_BYTES:
+        raise ModelFileError(
+            f"{path}: the metadata declares {meta_size} bytes; the limit is {_MAX_META_BYTES}"
+        )
+    total = sum(info.file_size for info in infos)
+    if max_bytes is not None and total > max_bytes:
+        raise ModelFileError(
+            f"{path}: the file declares {total} bytes of decoded arrays, more than "
+            f"max_bytes={max_bytes}; if you trust the file, pass a larger max_bytes (or None)"
+        )
+
+
+def _read_header(handle, path, name, size):
+    """Shape, dtype and order of an .npy member, from its header (numpy's own format)."""
+    magic = handle.read(8)
+    if len(magic) < 8 or magic[:6] != b"\x93NUMPY" or magic[6:] not in (b"\1\0", b"\2\0"):
+        raise ModelFileError(f"{path}: member {name} is not a NumPy array of a known version")
+    width = 2 if magic[6] == 1 else 4
+    length = int.from_bytes(handle.read(width), "little")
+    if length > _MAX_HEADER:
+        raise ModelFileError(f"{path}: member {name} has an over-long array header")
+    header = handle.read(length)
+    match = _NPY_HEADER.fullmatch(header.decode("latin-1"))
+    if len(header) != length or match is None:
+        raise ModelFileError(f"{path}: member {name} has a malformed array header")
+    descr, fortran, shape = match.groups()
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            if _META not in archive.files:
-                raise ModelFileError(f"{path}: not an mlnb model file (no metadata)")
-            meta = json.loads(archive[_META].tobytes().decode("utf-8"))
-            names = [name for name in archive.files if name != _META]
-            stored = {name: archive[name] for name in names} if arrays else None
-    except ModelFileError:
+        dtype = np.dtype(descr)
+    except TypeError as error:
+        raise ModelFileError(f"{path}: member {name} has an unknown dtype {descr!r}") from error
+    shape = tuple(int(n) for n in shape.replace(",", " ").split())
+    declared = math.prod(shape) * dtype.itemsize
+    if dtype.itemsize == 0 or declared != size - 8 - width - length:
+        raise ModelFileError(
+            f"{path}: member {name} declares an array of shape {shape} and dtype {dtype} "
+            f"({declared} bytes) but holds {size - 8 - width - length} bytes of data"
+        )
+    return shape, dtype, fortran == "True"
+
+
+def _read_member(archive, info, path):
+    """One member as an array, its header checked before any allocation."""
+    name = info.filename
+    with archive.open(info) as handle:
+        shape, dtype, fortran = _read_header(handle, path, name, info.file_size)
+        try:  # a Fortran-ordered array is read as its C-ordered transpose
+            array = np.empty(shape[::-1] if fortran else shape, dtype=dtype)
+        except ValueError as error:  # a dimension beyond what numpy can index
+            raise ModelFileError(f"{path}: member {name} has an impossible shape") from error
+        view = memoryview(array.reshape(-1)).cast("B")
+        done = 0
+        while done < len(view):
+            read = handle.readinto(view[done : done + _CHUNK])
+            if not read:
+                raise ModelFileError(f"{path}: member {name} is truncated")
+            done += read
+        if handle.read(1):  # reading to the end also checks the member's CRC-32
+            raise ModelFileError(f"{path}: member {name} holds more data than declared")
+    return array.T if fortran else array
+
+
+def _json_depth(text):
+    """How deeply a JSON text nests (its strings skipped), computed without recursion."""
+    brackets = _JSON_NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    steps = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
+    steps = np.where((steps == ord("[")) | (steps == ord("{")), 1, -1).astype(np.int32)
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def _parse_meta(raw, path):
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise ModelFileError(f"{path}: malformed metadata member")
+    try:
+        text = raw.tobytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ModelFileError(f"{path}: the metadata is not UTF-8 text ({error})") from error
+    depth = _json_depth(text)
+    if depth > _MAX_DEPTH:
+        raise ModelFileError(
+            f"{path}: the metadata nests {depth} levels deep; the limit is {_MAX_DEPTH}"
+        )
+    try:
+        return json.loads(text)
+    except ValueError as error:  # JSONDecodeError, or a number too long to convert
+        raise ModelFileError(f"{path}: the metadata is not valid JSON ({error})") from error
+
+
+def _open(path):
+    """The file, opened for reading: a missing file raises FileNotFoundError as usual."""
+    try:
+        return open(path, "rb")
+    except IsADirectoryError as error:
+        raise ModelFileError(f"{path}: is a directory, not a model file") from error
+    except FileNotFoundError:
         raise
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, UnicodeDecodeError) as error:
-        if isinstance(error, FileNotFoundError):
+    except OSError as error:
+        raise ModelFileError(f"{path}: cannot be read ({error})") from error
+
+
+def _read(path, *, arrays=True, max_bytes=DEFAULT_MAX_BYTES):
+    """The checked metadata of a model file, and its checked arrays (or None)."""
+    _check_max_bytes(max_bytes)
+    with _open(path) as handle:
+        try:
+            file_size = os.fstat(handle.fileno()).st_size
+            head = handle.read(512)
+            handle.seek(0)
+        except OSError as error:
+            raise ModelFileError(f"{path}: cannot be read ({error})") from error
+        if not head.startswith((b"PK\3\4", b"PK\5\6")):
+            raise ModelFileError(
+                f"{path}: not a readable mlnb model file (found {_found(head)}, "
+                "not an mlnb model file)"
+            )
+        try:
+            with zipfile.ZipFile(handle) as archive:
+                infos = archive.infolist()
+                _check_members(path, infos, file_size, max_bytes)
+                by_name = {info.filename[: -len(".npy")]: info for info in infos}
+                meta = _parse_meta(_read_member(archive, by_name.pop(_META), path), path)
+                stored = None
+                if arrays:
+                    stored = {name: _read_member(archive, i, path) for name, i in by_name.items()}
+        except ModelFileError:
             raise
-        raise ModelFileError(f"{path}: not a readable mlnb model file ({error})") from None
+        except _ZIP_ERRORS as error:
+            raise ModelFileError(
+                f"{path}: not a readable mlnb model file (damaged or truncated archive: {error})"
+            ) from error
+    _check_meta(meta, path, names=list(by_name))
+    for name, array in (stored or {}).items():
+        if _checksum(array) != meta["checksums"][name]:
+            raise ModelFileError(f"{path}: checksum mismatch in array {name} (corrupt file)")
+    return meta, stored
+
+
+def _check_meta(meta, path, names):
     if not isinstance(meta, dict) or meta.get("format") != _MAGIC:
-        raise ModelFileError(f"{path}: not an mlnb model file")
+        raise ModelFileError(f"{path}: not an mlnb model file (no mlnb metadata)")
     version = meta.get("format_version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise ModelFileError(
@@ -413,39 +672,69 @@ def _read(path, *, arrays=True):
             "upgrade mlnb"
         )
     checksums = meta.get("checksums", {})
-    if not isinstance(checksums, dict) or set(checksums) != set(names):
-        raise ModelFileError(f"{path}: the arrays do not match the metadata (tampered file?)")
-    for name, array in (stored or {}).items():
-        if _checksum(array) != checksums[name]:
-            raise ModelFileError(f"{path}: checksum mismatch in array {name} (tampered file?)")
-    return meta, stored
+    if (
+        not isinstance(checksums, dict)
+        or set(checksums) != set(names)
+        or not all(isinstance(value, str) for value in checksums.values())
+    ):
+        raise ModelFileError(f"{path}: the arrays do not match the metadata (corrupt file)")
+    model = meta.get("model")
+    if not isinstance(model, dict) or not isinstance(model.get("__object__"), str):
+        raise ModelFileError(f"{path}: the metadata holds no model")
+    if not isinstance(meta.get("metadata", {}), dict):
+        raise ModelFileError(f"{path}: malformed metadata")
 
 
-def load(path):
-    """Read a model file written by :func:`save`; raises ModelFileError if it is unreadable."""
+def load(path, *, max_bytes=DEFAULT_MAX_BYTES):
+    """Read a model file written by :func:`save`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The model file.
+    max_bytes : int or None, default=DEFAULT_MAX_BYTES (1 GiB)
+        The most bytes the file's members may decode to, checked against the sizes the
+        file declares before anything is decompressed or allocated; None for no limit.
+
+    Returns
+    -------
+    estimator
+        The fitted estimator (or text pipeline).
+
+    Raises
+    ------
+    ModelFileError
+        If the file is not an mlnb model file, or is corrupt, truncated, crafted, over
+        ``max_bytes`` or of a newer format (FileNotFoundError if it does not exist).
+    """
     path = Path(path)
-    meta, arrays = _read(path)
+    meta, arrays = _read(path, max_bytes=max_bytes)
     try:
         return _Reader(arrays, _loadable_classes()).decode(meta["model"])
     except ModelFileError as error:
-        raise ModelFileError(f"{path}: {error}") from None
-    except (KeyError, TypeError, ValueError) as error:
-        raise ModelFileError(f"{path}: inconsistent model file ({error})") from None
+        raise ModelFileError(f"{path}: {error}") from error
+    except (KeyError, TypeError, ValueError, IndexError) as error:
+        raise ModelFileError(
+            f"{path}: inconsistent model file ({type(error).__name__}: {error})"
+        ) from error
 
 
-def read_metadata(path):
+def read_metadata(path, *, max_bytes=DEFAULT_MAX_BYTES):
     """The ``metadata`` dictionary saved with a model (empty if none), without loading it.
 
-    Only the JSON part of the file is read and checked (not the arrays: use :func:`load`
-    for that). Its format, mlnb version and class are added under the keys
+    Only the JSON part of the file is decoded and checked (not the arrays: use
+    :func:`load` for that), but ``max_bytes`` applies to the sizes all members declare,
+    as in :func:`load`. Its format, mlnb version and class are added under the keys
     ``"format_version"``, ``"mlnb_version"`` and ``"class"``.
+
+    Raises
+    ------
+    ModelFileError
+        As :func:`load`.
     """
-    meta, _ = _read(Path(path), arrays=False)
-    metadata = meta.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise ModelFileError(f"{path}: malformed metadata")
+    meta, _ = _read(Path(path), arrays=False, max_bytes=max_bytes)
     return {
-        **metadata,
+        **(meta.get("metadata") or {}),
         "format_version": meta["format_version"],
         "mlnb_version": meta.get("mlnb_version"),
         "class": meta.get("class"),
