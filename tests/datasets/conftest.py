@@ -21,6 +21,12 @@ def data_root() -> Path:
     return DATA
 
 
+@pytest.fixture(autouse=True)
+def _cache_in_tmp(tmp_path_factory, monkeypatch):
+    """Keep the summary cache of `describe_dataset` out of the home directory."""
+    monkeypatch.setenv("MLNB_CACHE_DIR", str(tmp_path_factory.mktemp("mlnb-cache")))
+
+
 @pytest.fixture
 def write(tmp_path):
     """write(name, text, xml=None): an ARFF file (and label XML) in tmp_path."""

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mlnb.datasets import ArffError, Dataset, iter_arff, load_arff
+from mlnb.datasets import ArffError, Dataset, describe, iter_arff, load_arff
 from mlnb.datasets._arff import _parse_decimals
 
 DENSE = """% a comment
@@ -615,7 +615,59 @@ def test_real_streaming_equals_load(data_root):
 
 def test_real_missing_labels_file(data_root):
     path = data_root / "multilabel/meka_music/Music_missing_classes.arff"
-    with pytest.raises(ArffError, match="missing value '\\?' for label"):
+    with pytest.raises(ArffError, match=r"missing value '\?' for label.*unknown_labels='allow'"):
         load_arff(path)
     ds = load_arff(path, missing="zero")
     assert ds.Y.sum() == 0 and ds.n_features == 71
+    unknown = load_arff(path, unknown_labels="allow")
+    music = load_arff(data_root / "multilabel/meka_music/Music.arff")
+    assert unknown.Y is None and unknown.label_names == music.label_names
+    assert (unknown.n_samples, unknown.n_labels) == (592, 6)
+    np.testing.assert_array_equal(unknown.X, music.X)
+    assert [Y for _, Y in iter_arff(path, unknown_labels="allow", chunk_size=500)] == [None] * 2
+
+
+# ------------------------------------------------------------------ unknown labels
+
+UNLABELLED = "@relation 'u: -C 2'\n@attribute a {0,1}\n@attribute b numeric\n@attribute x numeric\n"
+
+
+@pytest.mark.parametrize("rows", ["?,?,1\n?,?,2\n", "{0 ?,1 ?,2 1}\n{0 ?,1 ?,2 2}\n"])
+def test_unknown_labels_allow_gives_y_none(write, rows):
+    path = write("u.arff", UNLABELLED + "@data\n" + rows)
+    ds = load_arff(path, unknown_labels="allow")
+    assert ds.Y is None and ds.label_names == ["a", "b"] and ds.n_labels == 2
+    np.testing.assert_array_equal(sp.csr_matrix(ds.X).toarray(), [[1], [2]])
+    assert ds.subset([1]).Y is None and ds.subset([1]).n_samples == 1
+    with pytest.raises(ValueError, match="unknown labels"):
+        describe(ds)
+    with pytest.raises(
+        ArffError, match=r"line 6: missing value '\?' for label 'a'.*unknown_labels"
+    ):
+        load_arff(path)
+
+
+def test_unknown_labels_mixed_with_known_is_an_error(write):
+    for rows, line in (("0,1,1\n?,?,2\n", 7), ("?,?,1\n0,1,2\n", 7), ("?,1,1\n", 6)):
+        path = write("mix.arff", UNLABELLED + "@data\n" + rows)
+        with pytest.raises(ArffError, match=f"line {line}: label values are unknown"):
+            load_arff(path, unknown_labels="allow")
+    sparse = write("sp.arff", UNLABELLED + "@data\n{0 ?,2 1}\n")  # b omitted: known 0
+    with pytest.raises(ArffError, match="line 6: label values are unknown"):
+        load_arff(sparse, unknown_labels="allow")
+
+
+def test_known_labels_unaffected_by_unknown_labels_allow(write):
+    path = write("toy.arff", DENSE, xml=["y1", "y2"])
+    np.testing.assert_array_equal(load_arff(path, unknown_labels="allow").Y, Y_TOY)
+    with pytest.raises(ValueError, match="unknown_labels"):
+        load_arff(path, unknown_labels="yes")
+    with pytest.raises(ValueError, match="unknown_labels"):
+        iter_arff(path, unknown_labels="yes")
+
+
+def test_messages_name_python_options_and_command_line(write):
+    with pytest.raises(ArffError, match=r"pass missing='nan'.*\(command line: --missing ignore\)"):
+        load_arff(write("m.arff", MISSING + "?,a,1\n"), labels=["y"])
+    with pytest.raises(ArffError, match=r"pass labels=.*\(command line: --labels N\)"):
+        load_arff(write("n.arff", HEAD))

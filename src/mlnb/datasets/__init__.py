@@ -7,15 +7,23 @@
 - `load_text_corpus`: WebKB, R8 and the raw 20 Newsgroups archive with Cardoso-Cachopo's
   cleaning (`clean_text`).
 - `make_multilabel`, `make_subset_selection`: synthetic data (NaiBX's power plants).
-- `describe`: label cardinality, density, imbalance ratio, label sets.
+- `describe`: label cardinality, density, imbalance ratio, label sets;
+  `describe_dataset` and `describe_text_corpus` describe a whole data set by name,
+  cached on disk (``$MLNB_CACHE_DIR``, ``$XDG_CACHE_HOME/mlnb`` or ``~/.cache/mlnb``).
 """
 
 from ._arff import ArffChunks, ArffError, iter_arff, load_arff
 from ._dataset import Dataset, TrainTest
 from ._describe import LabelStats, describe
 from ._generators import make_multilabel, make_subset_selection
-from ._registry import data_home, list_datasets, load_dataset
-from ._text import TextCorpus, clean_text, load_text_corpus, smart_stop_words
+from ._registry import data_home, describe_dataset, list_datasets, load_dataset
+from ._text import (
+    TextCorpus,
+    clean_text,
+    describe_text_corpus,
+    load_text_corpus,
+    smart_stop_words,
+)
 
 __all__ = [
     "ArffChunks",
@@ -27,6 +35,8 @@ __all__ = [
     "clean_text",
     "data_home",
     "describe",
+    "describe_dataset",
+    "describe_text_corpus",
     "iter_arff",
     "list_datasets",
     "load_arff",

@@ -42,7 +42,18 @@ Conventions
   bag gets none), and a bag of another size is an error.
 - Missing values ``?``: ``missing="error"`` (default) raises an error naming file and line;
   ``"nan"`` stores NaN in the features; ``"zero"`` stores 0 (the first value of a nominal).
-  A missing label is an error unless ``missing="zero"`` (then negative).
+  A literal ``nan`` (any case, signed) in a numeric attribute is a missing value too, as in
+  WEKA, whose missing value is NaN: it is treated exactly like ``?``. Infinite values
+  (``inf``, ``Infinity``) are an error.
+- Missing labels: a ``?`` (or ``nan``) label is an error unless ``unknown_labels="allow"``
+  or ``missing="zero"`` (then negative). ``unknown_labels="allow"`` reads files whose label
+  values are all unknown, such as MEKA's prediction example ``Music_missing_classes.arff``:
+  the `Dataset` has the features and the label names, and ``Y`` is None. A file (or, with
+  `iter_arff`, a chunk) with some labels known and some unknown is an error.
+- Errors: malformed input raises `ArffError` (a ValueError) naming the file and, where
+  there is one, the line: truncated or corrupt ``.gz``/``.bz2`` data, a directory or an
+  empty file given as the ARFF path included. A file that does not exist raises
+  FileNotFoundError (and an unreadable one PermissionError), as `open` does.
 - Quoted names and values (``'a b'``, ``"x\\"y"``) are unescaped; unquoted names are kept
   as written.
 """
@@ -52,6 +63,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import math
 import os
 import re
 import zlib
@@ -66,10 +78,21 @@ import scipy.sparse as sp
 
 from ._dataset import Dataset
 
-__all__ = ["ArffChunks", "ArffError", "Bags", "check_bags", "iter_arff", "load_arff"]
+__all__ = [
+    "ArffChunks",
+    "ArffError",
+    "Bags",
+    "UnknownLabels",
+    "check_bags",
+    "iter_arff",
+    "load_arff",
+]
 
 Missing = Literal["error", "nan", "zero"]
 _MISSING = ("error", "nan", "zero")
+# What `load_arff` does with a label value ``?`` (its ``unknown_labels`` parameter).
+UnknownLabels = Literal["error", "allow"]
+_UNKNOWN_LABELS = ("error", "allow")
 # How `load_arff` turns a multi-instance bag into features (its ``bags`` parameter).
 Bags = Literal["mean_max", "concatenate"]
 _BAGS = ("mean_max", "concatenate")
@@ -109,6 +132,7 @@ class Header:
     n_lines: int  # lines up to and including @data
     codes: list[dict[str, int]] = field(default_factory=list)
     numeric_values: list[np.ndarray | None] = field(default_factory=list)
+    relation_line: int | None = None
 
     def __post_init__(self):
         for a in self.attributes:
@@ -226,10 +250,12 @@ def _parse_attribute(rest: str, lineno: int, path) -> Attribute:
 
 def _parse_header(lines: Iterator[str], path) -> Header:
     """Consume lines up to and including ``@data``."""
-    relation, attrs, lineno = None, [], 0
+    relation, attrs, lineno, relation_line = None, [], 0, None
+    blank = True
     stack: list[tuple[Attribute, list[Attribute]]] = []
     for lineno, line in enumerate(lines, start=1):
         s = line.strip()
+        blank = blank and not s
         if not s or s.startswith("%"):
             continue
         key = s.split(None, 1)[0].lower()
@@ -237,7 +263,7 @@ def _parse_header(lines: Iterator[str], path) -> Header:
         if key == "@relation":
             if relation is not None or attrs:
                 raise ArffError("misplaced @relation", path=path, line=lineno)
-            relation = _unquote(rest.strip())[0]
+            relation, relation_line = _unquote(rest.strip())[0], lineno
         elif key == "@attribute":
             attr = _parse_attribute(rest, lineno, path)
             if stack:
@@ -273,9 +299,11 @@ def _parse_header(lines: Iterator[str], path) -> Header:
             if len(set(names)) != len(names):
                 dup = next(a for i, a in enumerate(attrs) if a.name in names[:i])
                 raise ArffError(f"duplicate attribute name {dup.name!r}", path=path, line=dup.line)
-            return Header(relation, attrs, lineno)
+            return Header(relation, attrs, lineno, relation_line=relation_line)
         else:
             raise ArffError(f"unexpected line in header: {s[:60]!r}", path=path, line=lineno)
+    if blank:
+        raise ArffError("empty file (no @relation, @attribute or @data)", path=path)
     raise ArffError("no @data section (truncated or not an ARFF file?)", path=path, line=lineno)
 
 
@@ -322,10 +350,19 @@ def _resolve_labels(header: Header, labels, path: Path) -> list[int]:
         xml = _find_xml(path)
         if xml is None:
             labels = _meka_count(header.relation)
+            if labels is not None and (labels == 0 or abs(labels) >= n_attr):
+                raise ArffError(
+                    f"the relation name's '-C {labels}' needs 0 < |N| < {n_attr} (the "
+                    "number of attributes); pass labels= to choose the labels "
+                    "(command line: --labels N)",
+                    path=path,
+                    line=header.relation_line,
+                )
             if labels is None:
                 raise ArffError(
                     "no label information: no XML label file beside it and no '-C N' in the "
-                    "relation name; pass labels= (XML path, count or names)",
+                    "relation name; pass labels= (an XML path, a label count as in MEKA's "
+                    "-C N, or label names) (command line: --labels N)",
                     path=path,
                 )
     elif isinstance(labels, (str, os.PathLike)) and str(labels).lower().endswith(".xml"):
@@ -395,6 +432,8 @@ def _preview(names: list[str], k: int = 10) -> str:
 
 
 def _open_binary(path: Path):
+    if path.is_dir():
+        raise ArffError("is a directory, not an ARFF file", path=path)
     with open(path, "rb") as f:
         magic = f.read(3)
     if magic[:2] == b"\x1f\x8b":
@@ -424,15 +463,29 @@ def _decode(b: bytes) -> str:
 
 def _read_text(path: Path) -> str:
     chunks: list[bytes] = []
+    f = _open_binary(path)  # FileNotFoundError, PermissionError as open raises them
     try:
-        with _open_binary(path) as f:
+        with f:
             while block := f.read1(_READ_BLOCK):
                 chunks.append(block)
-    except FileNotFoundError:
-        raise
     except _STREAM_ERRORS as exc:
         raise _truncated(path, sum(c.count(b"\n") for c in chunks), exc) from None
     return _decode(b"".join(chunks))
+
+
+def _is_inf(tok: str) -> bool:
+    try:
+        return math.isinf(float(tok))
+    except ValueError:
+        return False
+
+
+def _number(tok: str) -> float:
+    """``float(tok)``; NaN for a literal ``nan`` (a missing value); ValueError otherwise."""
+    v = float(tok)
+    if math.isinf(v):
+        raise ValueError(tok)
+    return v
 
 
 # --------------------------------------------------------------------------- data block
@@ -539,8 +592,10 @@ class _Parser:
         missing: str,
         path,
         bag_sizes: dict[int, int] | None = None,
+        unknown_labels: str = "error",
     ):
         self.h, self.path, self.missing = header, path, missing
+        self.unknown_labels = unknown_labels
         self.bag_sizes = bag_sizes
         self.is_label = np.zeros(len(header.attributes), dtype=bool)
         self.is_label[label_attrs] = True
@@ -597,8 +652,8 @@ class _Parser:
         M = np.loadtxt(
             io.StringIO("\n".join(lines)), delimiter=",", dtype=np.float64, comments=None, ndmin=2
         )
-        if M.shape != (len(lines), self.width):
-            return None
+        if M.shape != (len(lines), self.width) or not np.isfinite(M).all():
+            return None  # nan is a missing value, inf an error: the exact path decides
         nom = np.flatnonzero(self.is_nominal)
         if nom.size:
             sub = self._codes(M[:, nom].ravel(), np.repeat(nom[None, :], len(lines), 0).ravel())
@@ -618,7 +673,7 @@ class _Parser:
         tok = _parse_decimals(joined)
         if tok is None:
             tok = np.array(joined.split(), dtype=np.float64)
-        if tok.size != 2 * counts.sum():
+        if tok.size != 2 * counts.sum() or not np.isfinite(tok).all():
             return None
         idx, vals = tok[0::2], tok[1::2]
         cols = idx.astype(np.int64)
@@ -659,32 +714,42 @@ class _Parser:
         return out
 
     # ---- exact path
-    def _value(self, i: int, tok: str, line: int):
+    def _missing(self, i: int, tok: str, line: int):
+        """The value of a missing ``?`` (or ``nan``) entry of attribute i, or an error."""
         a = self.h.attributes[i]
-        if tok == "?":
-            if self.missing == "zero":
-                return 0.0 if a.kind != "relational" else np.zeros(self.attr_width(i))
-            if self.is_label[i]:
-                raise ArffError(
-                    f"missing value '?' for label {a.name!r}; labels cannot be missing "
-                    "(missing='zero' reads them as 0)",
-                    path=self.path,
-                    line=line,
-                )
-            if self.missing == "nan":
-                return np.nan if a.kind != "relational" else np.full(self.attr_width(i), np.nan)
+        what = "'?'" if tok == "?" else f"{tok!r} (a missing value, as '?')"
+        if self.is_label[i] and self.unknown_labels == "allow":
+            return np.nan  # unknown label: `_labels` gives Y=None if all are unknown
+        if self.missing == "zero":
+            return 0.0 if a.kind != "relational" else np.zeros(self.attr_width(i))
+        if self.is_label[i]:
             raise ArffError(
-                f"missing value '?' for attribute {a.name!r}; pass missing='nan' or "
-                "missing='zero' to accept missing values",
+                f"missing value {what} for label {a.name!r}; labels cannot be missing: pass "
+                "unknown_labels='allow' to load data whose labels are all unknown (Y=None, "
+                "for prediction), or missing='zero' to read them as 0",
                 path=self.path,
                 line=line,
             )
+        if self.missing == "nan":
+            return np.nan if a.kind != "relational" else np.full(self.attr_width(i), np.nan)
+        raise ArffError(
+            f"missing value {what} for attribute {a.name!r}; pass missing='nan' or "
+            "missing='zero' to accept missing values (command line: --missing ignore)",
+            path=self.path,
+            line=line,
+        )
+
+    def _value(self, i: int, tok: str, line: int):
+        a = self.h.attributes[i]
+        if tok == "?" or (a.kind == "numeric" and tok.lstrip("+-").lower() == "nan"):
+            return self._missing(i, tok, line)
         if a.kind == "numeric":
             try:
-                return float(tok)
+                return _number(tok)
             except ValueError:
+                inf = " (infinite values are not accepted)" if _is_inf(tok) else ""
                 raise ArffError(
-                    f"invalid numeric value {tok!r} for attribute {a.name!r}",
+                    f"invalid numeric value {tok!r} for attribute {a.name!r}{inf}",
                     path=self.path,
                     line=line,
                 ) from None
@@ -732,7 +797,7 @@ class _Parser:
                     line=line,
                 )
             try:
-                inst.append([np.nan if p == "?" else float(p) for p in parts])
+                inst.append([np.nan if p == "?" else _number(p) for p in parts])
             except ValueError:
                 raise ArffError(
                     f"relational {a.name!r}: invalid numeric value in {r[:40]!r}",
@@ -742,7 +807,8 @@ class _Parser:
         B = np.array(inst)
         if np.isnan(B).any() and self.missing == "error":
             raise ArffError(
-                f"missing value '?' inside relational {a.name!r}; pass missing='nan'",
+                f"missing value '?' inside relational {a.name!r}; pass missing='nan' or "
+                "missing='zero' (command line: --missing ignore)",
                 path=self.path,
                 line=line,
             )
@@ -892,9 +958,32 @@ def _label_values(layout: _Layout, j: np.ndarray, raw: np.ndarray) -> np.ndarray
     return np.where(nominal, layout.label_table[j, codes], raw)
 
 
-def _labels(layout: _Layout, n: int, rows, j, raw, *, threshold, path, linenos) -> np.ndarray:
-    """Label matrix from entries (rows, j, raw); omitted entries hold code/value 0."""
+def _unknown_labels(L: int, n: int, rows, unknown, *, path, linenos) -> None:
+    """Return None if every label value of every row is unknown (NaN), else raise."""
+    per_row = np.bincount(rows[unknown], minlength=n)
+    if np.all(per_row == L):
+        return None
+    status = np.where(per_row == L, 1, np.where(per_row == 0, 0, 2))
+    r = int(np.flatnonzero((status == 2) | (status != status[0]))[0])
+    raise ArffError(
+        "label values are unknown ('?') in some rows or labels and known in others; "
+        "unknown_labels='allow' reads files whose labels are all unknown (prediction data): "
+        "split the file into labelled and unlabelled rows, or pass missing='zero' to read "
+        "'?' labels as 0",
+        path=path,
+        line=linenos[r] if linenos is not None else None,
+    )
+
+
+def _labels(layout: _Layout, n: int, rows, j, raw, *, threshold, path, linenos):
+    """Label matrix from entries (rows, j, raw); omitted entries hold code/value 0.
+
+    Unknown label values (NaN, from ``unknown_labels="allow"``) give None when all are.
+    """
     L = len(layout.label_names)
+    unknown = np.isnan(raw)
+    if unknown.any():
+        return _unknown_labels(L, n, rows, unknown, path=path, linenos=linenos)
     base = layout.label_table[:, 0]  # value of an omitted entry (code 0, or numeric 0)
     vals = _label_values(layout, j, raw)
     if threshold is None:
@@ -960,9 +1049,13 @@ def check_bags(bags) -> None:
         raise ValueError(f"bags: expected one of {_BAGS}, got {bags!r}")
 
 
-def _check_options(missing, chunk_size=1, bags="mean_max"):
+def _check_options(missing, chunk_size=1, bags="mean_max", unknown_labels="error"):
     if missing not in _MISSING:
         raise ValueError(f"missing: expected one of {_MISSING}, got {missing!r}")
+    if unknown_labels not in _UNKNOWN_LABELS:
+        raise ValueError(
+            f"unknown_labels: expected one of {_UNKNOWN_LABELS}, got {unknown_labels!r}"
+        )
     check_bags(bags)
     if not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size: expected a positive int, got {chunk_size!r}")
@@ -984,8 +1077,9 @@ def load_arff(
     label_threshold: float | None = None,
     bags: Bags = "mean_max",
     name: str | None = None,
+    unknown_labels: UnknownLabels = "error",
 ) -> Dataset:
-    """Load a multi-label ARFF file (Mulan or MEKA layout; plain, ``.gz`` or ``.bz2``).
+    r"""Load a multi-label ARFF file (Mulan or MEKA layout; plain, ``.gz`` or ``.bz2``).
 
     Parameters
     ----------
@@ -1006,6 +1100,10 @@ def load_arff(
         which needs bags of equal size (see the module docstring).
     name : str, optional
         Data-set name; default the file name without extensions.
+    unknown_labels : {"error", "allow"}, default="error"
+        ``"allow"`` reads a file whose label values are all ``?`` (unknown: data to
+        predict, as MEKA's ``Music_missing_classes.arff``) into a `Dataset` with ``Y=None``
+        and the label names of the header; ``"error"`` raises an `ArffError` naming it.
 
     Returns
     -------
@@ -1014,12 +1112,25 @@ def load_arff(
     Raises
     ------
     ArffError
-        A ValueError naming the file, line and problem for malformed input, or a bag of
+        A ValueError naming the file, line and problem for malformed input (corrupt or
+        truncated compression, a directory or an empty file included), or a bag of
         another size than the first with ``bags="concatenate"``.
     ValueError
-        An unknown ``missing`` or ``bags`` value.
+        An unknown ``missing``, ``bags`` or ``unknown_labels`` value.
+    FileNotFoundError
+        ``path`` does not exist.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "new.arff"
+    >>> text = "@relation 'new: -C 1'\n@attribute y {0,1}\n@attribute x numeric\n@data\n"
+    >>> _ = path.write_text(text + "?,0.5\n?,2\n")
+    >>> ds = load_arff(path, unknown_labels="allow")
+    >>> ds.Y is None, ds.X.ravel().tolist(), ds.label_names
+    (True, [0.5, 2.0], ['y'])
     """
-    _check_options(missing, bags=bags)
+    _check_options(missing, bags=bags, unknown_labels=unknown_labels)
     path = Path(path)
     text = _read_text(path)
     lines = text.split("\n")
@@ -1032,7 +1143,7 @@ def load_arff(
     sizes = None
     if bags == "concatenate":
         sizes = _bag_sizes(header, zip(data, linenos, strict=True), path)
-    parser = _Parser(header, label_attrs, missing, path, sizes)
+    parser = _Parser(header, label_attrs, missing, path, sizes, unknown_labels)
     block = parser.parse(data, linenos)
     columns = {i: _column(block, parser, i) for i in _id_candidates(parser)}
     layout = _Layout(parser, label_attrs, _identifiers(parser, columns, block.n))
@@ -1066,9 +1177,18 @@ class ArffChunks:
     """
 
     def __init__(
-        self, path, *, labels, chunk_size, missing, sparse, label_threshold, bags="mean_max"
+        self,
+        path,
+        *,
+        labels,
+        chunk_size,
+        missing,
+        sparse,
+        label_threshold,
+        bags="mean_max",
+        unknown_labels="error",
     ):
-        _check_options(missing, chunk_size, bags)
+        _check_options(missing, chunk_size, bags, unknown_labels)
         self.path = Path(path)
         self.chunk_size = int(chunk_size)
         self.sparse, self.label_threshold = sparse, label_threshold
@@ -1081,7 +1201,7 @@ class ArffChunks:
         if bags == "concatenate":
             rows = ((s, n) for keep, nums in self._data() for s, n in zip(keep, nums, strict=True))
             sizes = _bag_sizes(header, rows, self.path)
-        self._parser = _Parser(header, label_attrs, missing, self.path, sizes)
+        self._parser = _Parser(header, label_attrs, missing, self.path, sizes, unknown_labels)
         ids = self._find_identifiers(_id_candidates(self._parser))
         self._layout = _Layout(self._parser, label_attrs, ids)
         self.feature_names = self._layout.feature_names
@@ -1126,6 +1246,8 @@ class ArffChunks:
             n += block.n
             for i in candidates:
                 parts[i].append(_column(block, self._parser, i))
+        if n == 0:
+            return set()
         return _identifiers(self._parser, {i: np.concatenate(p) for i, p in parts.items()}, n)
 
     def __iter__(self) -> Iterator[tuple[np.ndarray | sp.csr_matrix, np.ndarray]]:
@@ -1153,12 +1275,14 @@ def iter_arff(
     sparse: bool | None = None,
     label_threshold: float | None = None,
     bags: Bags = "mean_max",
+    unknown_labels: UnknownLabels = "error",
 ) -> ArffChunks:
     r"""Read an ARFF file in row chunks, e.g. for ``partial_fit``.
 
     Takes the options of `load_arff`; iterating yields ``(X_chunk, Y_chunk)`` pairs
     with at most ``chunk_size`` rows each, in file order, whose concatenation equals
-    ``load_arff(path).X`` and ``.Y``.
+    ``load_arff(path).X`` and ``.Y``. With ``unknown_labels="allow"``, ``Y_chunk`` is None
+    for a chunk whose label values are all unknown.
 
     Examples
     --------
@@ -1177,4 +1301,5 @@ def iter_arff(
         sparse=sparse,
         label_threshold=label_threshold,
         bags=bags,
+        unknown_labels=unknown_labels,
     )

@@ -18,8 +18,9 @@ class Dataset:
     X : ndarray of shape (n, d) float64, or scipy.sparse CSR matrix
         Features. Sparse ARFF rows give CSR, dense rows a dense array. Nominal features
         hold the index of their value in the attribute's declaration (see ``categories``).
-    Y : ndarray of shape (n, L), uint8
-        Label indicator matrix (0/1).
+    Y : ndarray of shape (n, L), uint8, or None
+        Label indicator matrix (0/1); None when the labels are unknown (data to predict,
+        read with ``load_arff(..., unknown_labels="allow")``).
     feature_names, label_names : list of str
         Column names of ``X`` and ``Y``.
     name : str
@@ -33,7 +34,7 @@ class Dataset:
     """
 
     X: np.ndarray | sp.csr_matrix
-    Y: np.ndarray
+    Y: np.ndarray | None
     feature_names: list[str]
     label_names: list[str]
     name: str = ""
@@ -43,7 +44,7 @@ class Dataset:
 
     @property
     def n_samples(self) -> int:
-        return int(self.Y.shape[0])
+        return int(self.X.shape[0])
 
     @property
     def n_features(self) -> int:
@@ -51,7 +52,7 @@ class Dataset:
 
     @property
     def n_labels(self) -> int:
-        return int(self.Y.shape[1])
+        return len(self.label_names)
 
     @property
     def is_sparse(self) -> bool:
@@ -90,7 +91,8 @@ class Dataset:
         rows = np.asarray(rows)
         if rows.dtype == bool:
             rows = np.flatnonzero(rows)
-        return replace(self, X=self.X[rows], Y=self.Y[rows], name=name or self.name)
+        Y = None if self.Y is None else self.Y[rows]
+        return replace(self, X=self.X[rows], Y=Y, name=name or self.name)
 
 
 class TrainTest(NamedTuple):
@@ -109,9 +111,13 @@ def concatenate(parts: list[Dataset], *, name: str) -> Dataset:
     for p in parts[1:]:
         if p.feature_names != first.feature_names or p.label_names != first.label_names:
             raise ValueError(f"cannot concatenate {p.name!r} to {first.name!r}: columns differ")
+        if (p.Y is None) != (first.Y is None):
+            raise ValueError(
+                f"cannot concatenate {p.name!r} to {first.name!r}: one has unknown labels (Y=None)"
+            )
     if any(p.is_sparse for p in parts):
         X = sp.vstack([sp.csr_matrix(p.X) for p in parts], format="csr")
     else:
         X = np.vstack([p.X for p in parts])
-    Y = np.vstack([p.Y for p in parts])
+    Y = None if first.Y is None else np.vstack([p.Y for p in parts])
     return replace(first, X=X, Y=Y, name=name)

@@ -72,6 +72,8 @@ def describe(data) -> LabelStats:
     X = None
     if isinstance(data, Dataset):
         X, Y = data.X, data.Y
+        if Y is None:
+            raise ValueError(f"data: data set {data.name!r} has unknown labels (Y is None)")
     elif isinstance(data, tuple) and len(data) == 2:
         X, Y = data
     else:

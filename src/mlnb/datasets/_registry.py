@@ -17,6 +17,12 @@ its 15 features (30 features, ``bag_mean_f1`` ... ``bag_max_f15``), or with
 ``bags="concatenate"`` its 9 instances one after the other (135 features, ``bag_0_f1`` ...
 ``bag_8_f15``); its ``id`` attribute is dropped as an identifier; ``sf2`` is multi-target
 (three counts), binarised as ``target > 0``.
+
+A data directory that is given (``data_dir``, ``$MLNB_DATA``) but does not exist is a
+FileNotFoundError naming it, in `list_datasets` as in the loaders. `describe_dataset`
+remembers its result in the cache of `mlnb.datasets._cache` (``$MLNB_CACHE_DIR``,
+``$XDG_CACHE_HOME/mlnb`` or ``~/.cache/mlnb``), keyed by the files' paths, sizes and
+modification times, so that listing every data set is fast from the second time on.
 """
 
 from __future__ import annotations
@@ -27,9 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._arff import Bags, Missing, check_bags, load_arff
+from ._cache import cached
 from ._dataset import Dataset, TrainTest, concatenate
+from ._describe import LabelStats, describe
 
-__all__ = ["data_home", "list_datasets", "load_dataset"]
+__all__ = ["data_home", "describe_dataset", "list_datasets", "load_dataset"]
 
 
 @dataclass(frozen=True)
@@ -96,9 +104,48 @@ _ALIASES = {"tmc2007-500": "tmc2007", "20ng": "ng20", "llog": "langlog", "music"
 _SPLITS = (None, "full", "train", "test", "train_test")
 
 
-def list_datasets() -> list[str]:
-    """Names accepted by `load_dataset`."""
-    return sorted(_REGISTRY)
+def list_datasets(data_dir=None, *, available: bool = False) -> list[str]:
+    """Names accepted by `load_dataset`.
+
+    Parameters
+    ----------
+    data_dir : str or Path, optional
+        A data directory; it (or else ``$MLNB_DATA``, when set) must exist.
+    available : bool, default=False
+        Only the data sets whose files are in the data directory (none without one).
+
+    Returns
+    -------
+    list of str
+        Sorted names.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``data_dir`` (or ``$MLNB_DATA``) is given but is not a directory; the message
+        names it.
+    """
+    root = None
+    if data_dir is not None or os.environ.get("MLNB_DATA") or available:
+        try:
+            root = data_home(data_dir)
+        except FileNotFoundError:
+            if data_dir is not None or os.environ.get("MLNB_DATA"):
+                raise
+    names = sorted(_REGISTRY)
+    if not available:
+        return names
+    return [] if root is None else [n for n in names if _present(root, n)]
+
+
+def _present(root: Path, name: str) -> bool:
+    entry = _REGISTRY[name]
+    try:
+        folder = _folder(root, entry, name)
+    except FileNotFoundError:
+        return False
+    files = [entry.full] if entry.train is None else [entry.train, entry.test]
+    return all((folder / f).is_file() for f in files)
 
 
 def _repo_candidates() -> list[Path]:
@@ -134,6 +181,52 @@ def data_home(data_dir=None) -> Path:
         "no data directory: pass data_dir=, set MLNB_DATA, or put the data in "
         f"shared/data beside the repository (looked in {', '.join(map(str, tried))})"
     )
+
+
+def _key(name: str) -> str:
+    key = name.lower()
+    key = _ALIASES.get(key, key)
+    if key not in _REGISTRY:
+        raise ValueError(f"name: unknown data set {name!r}; known: {', '.join(sorted(_REGISTRY))}")
+    return key
+
+
+def describe_dataset(name: str, data_dir=None, *, cache: bool = True) -> LabelStats:
+    """`describe` of a whole benchmark data set (``split="full"``), cached on disk.
+
+    Parameters
+    ----------
+    name : str
+        A name of `list_datasets` (or an alias, as in `load_dataset`).
+    data_dir : str or Path, optional
+        As in `load_dataset`.
+    cache : bool, default=True
+        Read and write the cache (see the module docstring); False always reads the data.
+
+    Returns
+    -------
+    LabelStats
+        Equal to ``describe(load_dataset(name, data_dir, split="full"))``.
+
+    Raises
+    ------
+    FileNotFoundError
+        No data directory, or the data set is not in it.
+    """
+    key = _key(name)
+    root = data_home(data_dir)
+    folder = _folder(root, _REGISTRY[key], key)
+
+    def compute() -> dict:
+        return describe(load_dataset(key, root, split="full")).as_dict()
+
+    if not cache:
+        return LabelStats(**compute())
+    stats = cached("describe_dataset", {"name": key}, [folder], compute)
+    try:
+        return LabelStats(**stats)
+    except TypeError:  # an entry of another layout
+        return LabelStats(**compute())
 
 
 def _folder(root: Path, entry: _Entry, name: str) -> Path:
@@ -176,10 +269,7 @@ def load_dataset(
     -------
     Dataset or TrainTest
     """
-    key = name.lower()
-    key = _ALIASES.get(key, key)
-    if key not in _REGISTRY:
-        raise ValueError(f"name: unknown data set {name!r}; known: {', '.join(list_datasets())}")
+    key = _key(name)
     if split not in _SPLITS:
         raise ValueError(f"split: expected one of {_SPLITS}, got {split!r}")
     check_bags(bags)

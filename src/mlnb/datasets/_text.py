@@ -22,17 +22,25 @@ from __future__ import annotations
 import gzip
 import re
 import tarfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
+from ._cache import cached
 from ._dataset import TrainTest
+from ._describe import LabelStats, describe
 from ._registry import data_home
 
-__all__ = ["TextCorpus", "clean_text", "load_text_corpus", "smart_stop_words"]
+__all__ = [
+    "TextCorpus",
+    "clean_text",
+    "describe_text_corpus",
+    "load_text_corpus",
+    "smart_stop_words",
+]
 
 VARIANTS = ("all-terms", "no-short", "stemmed")
 _R8_CLASSES = ("acq", "crude", "earn", "grain", "interest", "money-fx", "ship", "trade")
@@ -261,3 +269,63 @@ def load_text_corpus(
     if split == "full":
         return _concat(pair.train, pair.test, name)
     return getattr(pair, split)
+
+
+def _corpus_stats(corpus: TextCorpus) -> LabelStats:
+    classes, codes = np.unique(corpus.labels, return_inverse=True)
+    Y = np.zeros((len(codes), len(classes)), dtype=np.uint8)
+    Y[np.arange(len(codes)), codes] = 1
+    vocabulary = {w for doc in corpus.documents for w in doc.split()}
+    return replace(describe(Y), n_features=len(vocabulary))
+
+
+def describe_text_corpus(
+    path_or_name, *, variant: str | None = None, data_dir=None, drop_uuencoded=False, cache=True
+) -> LabelStats:
+    """`describe` of a whole text corpus (train and test), cached on disk.
+
+    Parameters
+    ----------
+    path_or_name, variant, data_dir, drop_uuencoded
+        As in `load_text_corpus`.
+    cache : bool, default=True
+        Read and write the cache of `describe_dataset` (keyed by the corpus folder's
+        files, their sizes and modification times, and the options).
+
+    Returns
+    -------
+    LabelStats
+        One class per document: ``n_labels`` is the number of classes, ``cardinality``
+        1; ``n_features`` is the vocabulary, the distinct words of the cleaned documents
+        (what ``mlnb.text.word_counter`` finds).
+    """
+    name = str(path_or_name).lower()
+    if name in ("webkb", "r8", "20ng"):
+        root = data_home(data_dir)
+        text = root / "text" if (root / "text").is_dir() else root
+        paths = [text / {"webkb": "webkb", "r8": "r8", "20ng": "20ng_bydate"}[name]]
+        options = {"name": name}
+    else:
+        paths = [Path(path_or_name)]
+        options = {"path": str(Path(path_or_name).resolve())}
+    if variant is not None:
+        _check_variant(variant)
+    options.update(variant=variant, drop_uuencoded=bool(drop_uuencoded))
+
+    def compute() -> dict:
+        corpus = load_text_corpus(
+            path_or_name,
+            variant=variant,
+            split="full",
+            data_dir=data_dir,
+            drop_uuencoded=drop_uuencoded,
+        )
+        return _corpus_stats(corpus).as_dict()
+
+    if not cache:
+        return LabelStats(**compute())
+    stats = cached("describe_text_corpus", options, paths, compute)
+    try:
+        return LabelStats(**stats)
+    except TypeError:  # an entry of another layout
+        return LabelStats(**compute())
