@@ -15,7 +15,7 @@ Dirichlet(alpha) posterior predictive). The classical classifiers default to ``p
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -40,6 +40,7 @@ from .events import (
     Mixed,
     Multinomial,
 )
+from .events._base import Integers
 from .events.auto import RULES, Auto, estimator_events, is_rule
 from .events.categorical import check_pseudo_count, log_categorical, log_normalise
 from .missing import MISSING_OPTIONS, prepare_rows, score_rows, validate_rows
@@ -69,6 +70,26 @@ def _class_index(y, classes):
     return index
 
 
+def _check_no_missing_classes(y):
+    """A ValueError naming y if it holds None or NaN (numpy would raise a TypeError, or
+    warn while casting, deep inside scikit-learn's checks)."""
+    if y.dtype == object:
+        missing = np.array([value is None or _is_nan(value) for value in y.ravel()], dtype=bool)
+    elif y.dtype.kind in "fc":
+        missing = np.isnan(y.ravel())
+    else:
+        return
+    if missing.any():
+        raise ValueError(
+            f"y holds {int(missing.sum())} missing classes (None or NaN), the first at row "
+            f"{int(np.argmax(missing))}: every row needs a class"
+        )
+
+
+def _is_nan(value):
+    return isinstance(value, Real) and value != value
+
+
 _NON_NEGATIVE = Interval(Real, 0, None, closed="left")
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 
@@ -93,8 +114,8 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         "force_alpha": ["boolean"],
         "blocks": [list, None, StrOptions(set(RULES)), Auto],
         "norm": ["boolean"],
-        "min_categories": [Integral, "array-like", None],
-        "max_categories": [Interval(Integral, 2, None, closed="left")],
+        "min_categories": [Integers(None, None, closed="neither"), "array-like", None],
+        "max_categories": [Integers(2, None, closed="left")],
         "missing": [StrOptions(set(MISSING_OPTIONS))],
     }
 
@@ -173,6 +194,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         if y is None:
             raise ValueError("this classifier requires y to be passed, but the target y is None")
         y = np.asarray(y)
+        _check_no_missing_classes(y)
         if y.ndim != 1 and not (y.ndim == 2 and y.shape[1] == 1):
             raise ValueError(
                 f"y must be one-dimensional (one class per row); got shape {y.shape}; "

@@ -20,16 +20,19 @@ smoothings that suit the data (:func:`event_grid`): "choose everything" in one l
 from __future__ import annotations
 
 from functools import partial
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import logit
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.model_selection import KFold, ParameterGrid, check_cv
+from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._state import Registered
 from .decision_rules import RULES, Threshold, make_rule
+from .events._base import Integers
 from .multilabel._base import LOG_ODDS_BOUND as _SATURATED
 from .multilabel._labels import check_label_matrix
 
@@ -246,6 +249,15 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "estimator": [HasMethods(["fit"])],
+        "strategy": [StrOptions({"auto", *RULES}), HasMethods(["fit", "predict"])],
+        "scoring": [str, callable],
+        "cv": [Integers(2, None, closed="left"), "cv_object"],
+        "random_state": ["random_state"],
+        "param_grid": [dict, list, StrOptions({"auto"}), None],
+    }
+
     def __init__(
         self,
         estimator,
@@ -349,6 +361,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
     def fit(self, X, y):
         """Choose the rule (and grid value) on out-of-fold scores, then fit the estimator
         on all rows (from the total statistics: no further pass, for additive ones)."""
+        self._validate_params()
         score = scoring_function(self.scoring)
         Y = check_label_matrix(y, sparse=True)
         truth = Y.toarray()

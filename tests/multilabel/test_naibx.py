@@ -307,7 +307,7 @@ def test_fixed_size_mode():
     np.testing.assert_array_equal(model.predict(X, sizes=1).sum(axis=1), 1)  # sizes override
     with pytest.raises(ValueError, match="fixed_size=9 exceeds"):
         NaiBX(fixed_size=9).fit(X, Y)
-    with pytest.raises(ValueError, match="fixed_size must be"):
+    with pytest.raises(ValueError, match="'fixed_size' parameter"):
         NaiBX(fixed_size=1.5).fit(X, Y)
 
 

@@ -65,7 +65,7 @@ def test_generic_base_and_bad_parameters():
     assert np.all((model.predict_proba(X) >= 0) & (model.predict_proba(X) <= 1))
     with pytest.raises(ValueError, match="mode"):
         RAkEL(mode="nested").fit(X, Y)
-    with pytest.raises(ValueError, match="k must be"):
+    with pytest.raises(ValueError, match="'k' parameter"):
         RAkEL(k=0).fit(X, Y)
 
 

@@ -32,16 +32,19 @@ declares a ``name`` can be asked for by that name (``events="name"``).
 from __future__ import annotations
 
 import dataclasses
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval
 
 from .._state import Registered
 from ..missing import split_missing, with_missing
 
 __all__ = [
     "EventModel",
+    "Integers",
     "Parameters",
     "check_counts",
     "entrywise_sum",
@@ -69,6 +72,20 @@ def named_models():
     """Event-model classes by name, e.g. ``{"gaussian": Gaussian, ...}``: every class that
     declares a ``name`` (a user's model too, once defined)."""
     return dict(_NAMED)
+
+
+class Integers(Interval):
+    """scikit-learn's ``Interval(Integral, left, right, closed=...)``, refusing bool.
+
+    A constraint of ``_parameter_constraints``: scikit-learn's own accepts ``True`` as the
+    integer 1 (bool is an Integral to Python), which an integer parameter should refuse.
+    """
+
+    def __init__(self, left, right, *, closed):
+        super().__init__(Integral, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
 class Parameters(Registered):

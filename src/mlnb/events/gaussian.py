@@ -15,9 +15,53 @@ from scipy.special import gammaln
 
 from ._base import EventModel, Parameters, entrywise_sum, non_negative
 
-__all__ = ["BayesianGaussian", "Gaussian", "GaussianParameters", "StudentTParameters"]
+__all__ = [
+    "BayesianGaussian",
+    "Gaussian",
+    "GaussianParameters",
+    "StudentTParameters",
+    "check_range",
+]
 
 _LOG_2PI = np.log(2 * np.pi)
+# Largest |x| a Gaussian model takes: sums of squared deviations over a million rows,
+# n (2 x)**2, stay below float64's 1.8e308; a feature whose largest |x| is below the
+# smallest magnitude its squares hold without underflow (1e-150) has no variance either.
+MAX_ABS_VALUE = 1e150
+MIN_FEATURE_SCALE = 1e-150
+
+
+def check_range(X, caller="this model"):
+    """Raise a ValueError naming X unless its values fit the Gaussian statistics.
+
+    Squared deviations of values beyond ``MAX_ABS_VALUE`` overflow, and a feature whose
+    non-zero values are all below ``MIN_FEATURE_SCALE`` in magnitude has squares that
+    underflow: NaN or wrong variances instead of a model. Rescaling such features by a
+    constant leaves a Gaussian NB's predictions unchanged. NaN (a missing entry) is skipped.
+    """
+    values = X.data if sp.issparse(X) else X
+    observed = ~np.isnan(values)
+    magnitude = np.abs(values)
+    if np.max(magnitude, initial=0.0, where=observed) > MAX_ABS_VALUE:
+        raise ValueError(
+            f"X passed to {caller} holds values of magnitude above {MAX_ABS_VALUE:g}: their "
+            "squared deviations overflow float64 in a Gaussian model; rescale X (a Gaussian "
+            "NB's predictions do not depend on the scale of a feature)"
+        )
+    if sp.issparse(X):
+        absolute = X.copy()
+        absolute.data = np.where(observed, magnitude, 0.0)
+        largest = absolute.max(axis=0).toarray().ravel()
+    else:
+        largest = np.max(magnitude, axis=0, initial=0.0, where=observed)
+    if np.any((largest > 0) & (largest < MIN_FEATURE_SCALE)):
+        raise ValueError(
+            f"X passed to {caller} has features whose values are all below "
+            f"{MIN_FEATURE_SCALE:g} in magnitude: their squares underflow float64 in a "
+            "Gaussian model; rescale X (a Gaussian NB's predictions do not depend on the "
+            "scale of a feature)"
+        )
+    return X
 
 
 @dataclass
@@ -73,6 +117,9 @@ class Gaussian(EventModel):
 
     def __init__(self, var_smoothing=1e-9):
         self.var_smoothing = var_smoothing
+
+    def prepare(self, X, *, caller="this model"):
+        return check_range(X, caller)
 
     def variance_floor(self, stats):
         """The variance added to every class's: ``var_smoothing * max_v var_v`` (a float).
@@ -253,6 +300,9 @@ class BayesianGaussian(EventModel):
         self.lam = lam
         self.a = a
         self.b = b
+
+    def prepare(self, X, *, caller="this model"):
+        return check_range(X, caller)
 
     def estimate(self, stats):
         lam = non_negative(self.lam, "lam")

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from numbers import Real
+from typing import ClassVar
 
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -26,6 +27,7 @@ from sklearn.utils.validation import (
 
 from .._state import Registered, atomic, check_mergeable
 from ..events import EventModel
+from ..events._base import Integers
 from ..events.auto import Auto, estimator_events
 from ..missing import MISSING_OPTIONS, prepare_rows, validate_rows
 from ..stats import NamedStats
@@ -77,9 +79,26 @@ NB_CONSTRAINTS = {
     "missing": [StrOptions(set(MISSING_OPTIONS))],
 }
 
+#: A count of at least 1 (members, neighbours, subsets); bool is refused.
+COUNT = Integers(1, None, closed="left")
+#: A share of the rows in [0, 1] (the estimators check the open ends they need).
+SHARE = Interval(Real, 0, 1, closed="both")
+#: Declarative checks of the dynamic chains' preprocessing (Trajdos and Kurzynski, 2.5).
+PREPROCESSING_CONSTRAINTS = {
+    "base": [StrOptions({"nb", "knn"})],
+    "max_imbalance": [Interval(Real, 1, None, closed="left"), None],
+    "feature_selection": [str, None],  # fit checks the name and lists the choices
+    "max_features": [COUNT],
+    "validation_fraction": [SHARE],
+}
+
 
 class MultiLabelEstimator(MultiLabelClassifierMixin, BaseEstimator):
     """Base of every multi-label estimator: tags, validation, the event model."""
+
+    #: Declarative checks of the parameters (scikit-learn's; ``fit`` calls
+    #: ``_validate_params``): every subclass declares all of its own.
+    _parameter_constraints: ClassVar[dict] = {}
 
     def event_model(self, X=None):
         """The event model that ``events`` names (a new object; no fitting needed).

@@ -27,6 +27,8 @@ def check_label_matrix(Y, n_samples=None, *, n_labels=None, sparse=False):
         raise ValueError(
             f"Y must be a 2-D label-indicator matrix (n_samples x n_labels); got shape {Y.shape}"
         )
+    if Y.dtype == object and any(value is None for value in Y.ravel()):
+        raise ValueError("y (the label matrix Y) holds None: every entry must be 0 or 1")
     if Y.dtype.kind not in "biuf":
         raise ValueError(f"Y must hold 0/1 numbers; got dtype {Y.dtype}")
     values = Y.data if sp.issparse(Y) else Y

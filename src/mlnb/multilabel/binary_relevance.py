@@ -63,6 +63,7 @@ class BinaryRelevance(AdditiveLabelNB):
     def fit(self, X, y, sample_weight=None):
         if self.base_estimator is None:
             return super().fit(X, y, sample_weight)
+        self._validate_params()
         X = validate_data(self, X, accept_sparse="csr", reset=True)
         Y = check_label_matrix(y, X.shape[0])
         self.n_labels_ = Y.shape[1]

@@ -17,10 +17,10 @@ from typing import ClassVar
 
 import numpy as np
 from scipy.special import expit
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import NB_CONSTRAINTS, AdditiveLabelNB
+from ._base import COUNT, NB_CONSTRAINTS, AdditiveLabelNB
 from ._generic import chain_predict, check_nb_path, fit_chain
 from ._inference import (
     chain_layout,
@@ -90,8 +90,8 @@ class ClassifierChain(AdditiveLabelNB):
         **NB_CONSTRAINTS,
         "order": ["array-like", StrOptions({"random"}), None],
         "inference": [str],  # checked by fit, which names the choices
-        "beam_width": [Interval(Integral, 1, None, closed="left")],
-        "n_draws": [Interval(Integral, 1, None, closed="left")],
+        "beam_width": [COUNT],
+        "n_draws": [COUNT],
     }
 
     def __init__(
@@ -124,6 +124,7 @@ class ClassifierChain(AdditiveLabelNB):
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit the chain; the NB path fits statistics that serve every order."""
+        self._validate_params()
         if self.inference not in INFERENCE:
             raise ValueError(f"inference must be one of {INFERENCE}; got {self.inference!r}")
         if self.base_estimator is None:

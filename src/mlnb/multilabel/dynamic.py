@@ -10,14 +10,18 @@ cross-validation on example-based F1 unless given (:func:`~._orders.search_beta`
 
 from __future__ import annotations
 
+from numbers import Real
+from typing import ClassVar
+
 import numpy as np
 from scipy.special import expit
 from sklearn.base import clone
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..events.auto import is_rule
-from ._base import MultiLabelNB
+from ._base import NB_CONSTRAINTS, MultiLabelNB
 from ._inference import dynamic_greedy_search, greedy_search
 from ._labels import check_label_matrix, resolve_order
 from ._neighbourhood import divide_columns, feature_scale, validation_mask
@@ -64,6 +68,13 @@ class DynamicChain(MultiLabelNB):
     """
 
     _uses_label_pairs = True
+    _parameter_constraints: ClassVar[dict] = {
+        **NB_CONSTRAINTS,
+        "beta": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="left")],
+        "order": ["array-like", StrOptions({"local_f1", "random"}), None],
+        "scale": ["boolean"],
+    }
 
     def __init__(
         self,
@@ -95,6 +106,7 @@ class DynamicChain(MultiLabelNB):
 
     def fit(self, X, y, sample_weight=None):
         """Fit the chain on the training part and keep the validation part for the orders."""
+        self._validate_params()
         fraction = float(self.validation_fraction)
         if not 0 <= fraction < 1:
             raise ValueError(f"validation_fraction must be in [0, 1); got {fraction}")

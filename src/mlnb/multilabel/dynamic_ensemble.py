@@ -30,13 +30,16 @@ refitting (:meth:`DynamicChainEnsemble.predict_in_orders`).
 from __future__ import annotations
 
 from functools import partial
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ._base import MultiLabelNB
+from ._base import COUNT, NB_CONSTRAINTS, PREPROCESSING_CONSTRAINTS, MultiLabelNB
 from ._feature_selection import cfs_masks
 from ._labels import binary_classes, check_label_matrix, resolve_order
 from ._members import members_of
@@ -185,10 +188,22 @@ class DynamicChainEnsemble(MultiLabelNB):
         self.random_state = random_state
         self.missing = missing
 
+    _parameter_constraints: ClassVar[dict] = {
+        **NB_CONSTRAINTS,
+        **PREPROCESSING_CONSTRAINTS,
+        "n_chains": [COUNT],
+        "n_neighbors": [StrOptions({"auto"}), COUNT],
+        "order": ["array-like", StrOptions({"local_f1", "random"}), None],
+        "sample_fraction": [Interval(Real, 0, 1, closed="right")],
+        "beta": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+        "scale": ["boolean"],
+    }
+
     def _dynamic(self):
         return is_local_f1(self.order)
 
     def _check_parameters(self):
+        self._validate_params()
         members_of(self).check()
         if int(self.n_chains) < 1:
             raise ValueError(f"n_chains must be >= 1; got {self.n_chains}")

@@ -13,7 +13,7 @@ all the chains' labels and one greedy search that advances every chain at each s
 from __future__ import annotations
 
 import zlib
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -26,7 +26,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .._state import atomic, check_mergeable
 from ..missing import prepare_rows
 from ..stats import GroupStats
-from ._base import LOG_ODDS_BOUND, NB_CONSTRAINTS, MultiLabelNB
+from ._base import COUNT, LOG_ODDS_BOUND, NB_CONSTRAINTS, MultiLabelNB
 from ._generic import check_nb_path
 from ._inference import chain_search, stacked_layout, stacked_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
@@ -110,11 +110,11 @@ class EnsembleClassifierChains(MultiLabelNB):
 
     _parameter_constraints: ClassVar[dict] = {
         **NB_CONSTRAINTS,
-        "n_chains": [Interval(Integral, 1, None, closed="left")],
+        "n_chains": [COUNT],
         "sample_fraction": [Interval(Real, 0, 1, closed="right")],
         "bootstrap": ["boolean"],
         "inference": [StrOptions({"greedy", "beam", "exact"})],
-        "beam_width": [Interval(Integral, 1, None, closed="left")],
+        "beam_width": [COUNT],
         "voting": [StrOptions({"hard", "soft"})],
     }
 

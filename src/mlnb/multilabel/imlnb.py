@@ -23,13 +23,13 @@ predictions, ``W = weight * selected`` and ``b = (absent * selected).sum(axis=1)
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar, NamedTuple
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import NB_CONSTRAINTS, AdditiveLabelNB, probability
+from ._base import COUNT, NB_CONSTRAINTS, AdditiveLabelNB, probability
 from ._labels import check_label_matrix
 
 __all__ = ["IMLNB", "Stages", "label_correlation"]
@@ -202,7 +202,7 @@ class IMLNB(AdditiveLabelNB):
         "threshold": [Interval(Real, None, None, closed="neither")],
         "correlation": [StrOptions(set(CORRELATIONS))],
         "fixed_point": ["boolean"],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [COUNT],
     }
 
     # ---- fitting ------------------------------------------------------------------------

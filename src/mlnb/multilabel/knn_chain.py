@@ -14,11 +14,15 @@ training set.
 
 from __future__ import annotations
 
+from numbers import Real
+from typing import ClassVar
+
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import MultiLabelEstimator
+from ._base import COUNT, SHARE, MultiLabelEstimator
 from ._knn_members import (
     CHAIN_BLOCK,
     choose_neighbours,
@@ -51,6 +55,15 @@ class KNNChain(MultiLabelEstimator):
     random_state : int, RandomState or None, default=None
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_neighbors": [StrOptions({"auto"}), COUNT],
+        "order": ["array-like", StrOptions({"local_f1", "random"}), None],
+        "beta": [Interval(Real, 0, None, closed="neither")],
+        "validation_fraction": [SHARE],
+        "scale": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         *,
@@ -77,6 +90,7 @@ class KNNChain(MultiLabelEstimator):
         ``sample_weight`` must be None: a neighbour's vote counts once (Trajdos and
         Kurzynski's kNN chain defines no weighted vote); repeat rows to weight them.
         """
+        self._validate_params()
         self._refuse_sample_weight(
             sample_weight, "a neighbour's vote counts once; repeat rows to weight them"
         )

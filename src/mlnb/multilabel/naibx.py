@@ -40,17 +40,18 @@ Storage is O(L (kappa d + L)) numbers, whatever the number of examples.
 from __future__ import annotations
 
 import numbers
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._state import same_params
+from ..events._base import Integers
 from ..events.categorical import check_pseudo_count, log_categorical
 from ..missing import prepare_rows, score_rows
 from ..stats import GroupStats, NamedStats, one_hot
-from ._base import AdditiveLabelNB
+from ._base import NB_CONSTRAINTS, AdditiveLabelNB
 from ._labels import binary_classes, check_label_matrix
 
 __all__ = ["CascadeSteps", "NaiBX"]
@@ -183,6 +184,11 @@ class NaiBX(AdditiveLabelNB):
     >>> model.predict([[2.1]], sizes=[1])  # the paper's "TrueM" mode
     array([[0, 0, 1]])
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **NB_CONSTRAINTS,
+        "fixed_size": [Integers(0, None, closed="left"), None],
+    }
 
     def __init__(self, *, events="gaussian", fixed_size=None, prior_alpha=1.0, missing="error"):
         self.events = events

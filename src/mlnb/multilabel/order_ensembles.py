@@ -28,13 +28,24 @@ chain (:class:`ClassifierChain` or :class:`KNNChain`) instead.
 
 from __future__ import annotations
 
+from numbers import Real
+from typing import ClassVar
+
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..events._base import Integers
 from ..metrics import f1_score
 from ..missing import validate_rows
-from ._base import LOG_ODDS_BOUND, MultiLabelEstimator
+from ._base import (
+    COUNT,
+    LOG_ODDS_BOUND,
+    NB_CONSTRAINTS,
+    PREPROCESSING_CONSTRAINTS,
+    MultiLabelEstimator,
+)
 from ._labels import binary_classes, check_label_matrix
 from ._neighbourhood import (
     divide_columns,
@@ -58,6 +69,12 @@ _UNWEIGHTED = (
 
 class _ValidatedOrders(MultiLabelEstimator):
     """Shared: split, fit the order-free chain, predict any order on any rows."""
+
+    _parameter_constraints: ClassVar[dict] = {
+        **NB_CONSTRAINTS,
+        **PREPROCESSING_CONSTRAINTS,
+        "chain_neighbors": [StrOptions({"auto"}), COUNT],
+    }
 
     def _split_and_fit(self, X, y):
         X = validate_rows(self, X, reset=True, missing=self.missing)
@@ -173,6 +190,12 @@ class OOCC(_ValidatedOrders):
         Index in ``orders_`` of each validation instance's best order.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_ValidatedOrders._parameter_constraints,
+        "n_orders": [COUNT],
+        "n_neighbors": [COUNT],
+    }
+
     def __init__(
         self,
         *,
@@ -210,6 +233,7 @@ class OOCC(_ValidatedOrders):
         ``sample_weight`` must be None: orders are chosen by unweighted F1 on the
         validation rows (repeat rows to weight them).
         """
+        self._validate_params()
         self._refuse_sample_weight(sample_weight, _UNWEIGHTED)
         if int(self.n_orders) < 1 or int(self.n_neighbors) < 1:
             raise ValueError("n_orders and n_neighbors must be >= 1")
@@ -304,6 +328,13 @@ class GeneticChainEnsemble(_ValidatedOrders):
         Their validation macro F1.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_ValidatedOrders._parameter_constraints,
+        "n_chains": [COUNT],
+        "n_generations": [Integers(0, None, closed="left")],
+        "mutation_rate": [Interval(Real, 0, 1, closed="both")],
+    }
+
     def __init__(
         self,
         *,
@@ -343,6 +374,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         ``sample_weight`` must be None: orders are scored by unweighted macro F1 on the
         validation rows (repeat rows to weight them).
         """
+        self._validate_params()
         self._refuse_sample_weight(sample_weight, _UNWEIGHTED)
         K = int(self.n_chains)
         if K < 1 or int(self.n_generations) < 0:

@@ -10,16 +10,20 @@ in a later ``partial_fit`` batch are appended.
 
 from __future__ import annotations
 
+from numbers import Real
+from typing import ClassVar
+
 import numpy as np
 from scipy.special import logit
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._state import atomic, check_mergeable
 from ..events.categorical import check_pseudo_count, log_categorical, log_normalise
 from ..missing import prepare_rows, score_rows
 from ..stats import GroupStats, one_hot
-from ._base import LOG_ODDS_BOUND, MultiLabelEstimator
+from ._base import COUNT, LOG_ODDS_BOUND, NB_CONSTRAINTS, MultiLabelEstimator
 from ._generic import check_nb_path, fit_multiclass, multiclass_predictions
 from ._labels import binary_classes, check_label_matrix
 
@@ -42,11 +46,14 @@ def _encode(Y_subset, known):
 class _PowersetEnsemble(MultiLabelEstimator):
     """Label-powerset classifiers on subsets of the labels, votes averaged per label."""
 
+    _parameter_constraints: ClassVar[dict] = NB_CONSTRAINTS
+
     def _subsets(self, n_labels, rng):
         raise NotImplementedError
 
     def fit(self, X, y, sample_weight=None):
         """Fit one label-powerset classifier per label subset."""
+        self._validate_params()
         for attribute in ("subsets_", "stats_", "label_sets_", "estimators_"):
             self.__dict__.pop(attribute, None)
         if self.base_estimator is None:
@@ -71,6 +78,7 @@ class _PowersetEnsemble(MultiLabelEstimator):
 
     @atomic
     def _partial_fit(self, X, Y, sample_weight):
+        self._validate_params()
         first_call = not hasattr(self, "stats_")
         X = self._validate_X(X, reset=first_call)
         Y = check_label_matrix(Y, X.shape[0], n_labels=None if first_call else self.n_labels_)
@@ -255,6 +263,14 @@ class RAkEL(_PowersetEnsemble):
         ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
         a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **NB_CONSTRAINTS,
+        "k": [COUNT],
+        "n_subsets": [COUNT],
+        "mode": [StrOptions({"overlapping", "disjoint"})],
+        "threshold": [Interval(Real, None, None, closed="neither")],
+    }
 
     def __init__(
         self,
