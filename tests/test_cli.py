@@ -488,3 +488,183 @@ def test_degenerate_predictions_get_one_warning_line(capsys):
     assert "no label at all" in err[0] and "TunedThresholdsCV" in err[0]
     _scores(mlnb.BinaryRelevance(), data, 3, seed=0, stratify=False, method="br")
     assert capsys.readouterr().err == ""
+
+
+# --- issue #18: a readable compare, progress, light --version, checks before work ----------
+
+SRC = Path(mlnb.__file__).resolve().parent
+
+
+def test_cli_module_imports_without_scikit_learn():
+    """mlnb.cli itself imports no scikit-learn (the package is stubbed: only the CLI counts)."""
+    code = f"""
+import sys, types
+package = types.ModuleType("mlnb"); package.__path__ = [{str(SRC)!r}]
+sys.modules["mlnb"] = package
+from mlnb.cli import main
+try:
+    main(["--version"], prog_name="mlnb")
+except SystemExit:
+    pass
+print(sorted(m for m in sys.modules if m.split(".")[0] == "sklearn"))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [f"mlnb, version {mlnb.__version__}", "[]"]
+
+
+def test_version_does_not_import_scikit_learn():
+    code = """
+import sys
+from mlnb.cli import main
+try:
+    main(["--version"], prog_name="mlnb")
+except SystemExit:
+    pass
+print("sklearn" in sys.modules, "numpy" in sys.modules)
+import mlnb
+mlnb.BinaryRelevance  # the estimators load on first use
+print("sklearn" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"mlnb, version {mlnb.__version__}"
+    assert lines[1].startswith("False") and lines[2] == "True"
+
+
+def test_compare_prints_a_readable_report(tmp_path):
+    out = tmp_path / "cmp"
+    result = invoke(
+        "compare", "-m", "br,cc", "--datasets", "synthetic-gaussian", "--datasets",
+        "synthetic-counts", "--cv", "2", "--seed", "3", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    flat = " ".join(text.split())  # paragraphs are wrapped
+    assert "2 methods on 2 data sets" in flat and "synthetic-counts (600 rows" in flat
+    assert "2-fold cross-validation, shuffled with seed 3" in flat
+    assert "Hamming loss" in text and "Training time (s)" in text and "EX F1 loss" not in text
+    assert "Friedman p" in text and "critical difference CD = " in flat
+    assert "Wilcoxon-Holm: not shown: with N = 2 data sets" in flat
+    assert f"Wrote to {out}/: report.md" in text
+    summary = json.loads((out / "summary.json").read_text())
+    hamming = summary["criteria"]["hamming"]
+    best = min(hamming["mean_scores"], key=hamming["mean_scores"].get)
+    row = next(line for line in text.splitlines() if line.startswith("Hamming loss"))
+    cells = dict(zip(["br", "cc"], row.split()[-2:], strict=True))
+    assert cells[best].endswith("*") and not cells[{"br": "cc", "cc": "br"}[best]].endswith("*")
+    assert float(cells[best].rstrip("*")) == pytest.approx(hamming["mean_scores"][best], abs=5e-4)
+    report = (out / "report.md").read_text()
+    assert report.startswith("# mlnb compare") and "| Hamming loss | lower |" in report
+    assert "Wilcoxon-Holm: not shown" in (out / "wilcoxon_holm.md").read_text()
+    assert "cross-validating: 8 folds in" in result.stderr  # 2 folds x 2 methods x 2 sets
+    quiet = invoke(
+        "compare", "-m", "br,cc", "--datasets", "synthetic-gaussian", "--datasets",
+        "synthetic-counts", "--cv", "2", "--out", out, "-q",
+    )  # fmt: skip
+    assert quiet.stderr.startswith("Wrote to") and "folds" not in quiet.stderr
+
+
+def test_evaluate_and_bench_report_progress(monkeypatch):
+    result = invoke("evaluate", "synthetic-counts", "-m", "br,cc", "--cv", "3")
+    assert "[3/6 folds, 0:" in result.stderr and "br on synthetic-counts" in result.stderr
+    assert "cross-validating: 6 folds in 0:" in result.stderr
+    assert invoke("evaluate", "synthetic-counts", "-m", "br", "--cv", "3", "-q").stderr == ""
+    from mlnb.cli import _bench
+
+    def fake(*, quick, progress):
+        rows = [{"task": t, "mlnb s": 1.0, "scikit-learn s": 2.0, "ratio": 0.5} for t in "ab"]
+        for row in rows:
+            progress(row)
+        return rows
+
+    monkeypatch.setattr(_bench, "run_bench", fake)
+    result = invoke("bench")
+    assert "[1/2 cases, 0:" in result.stderr and "benchmarking: 2 cases in" in result.stderr
+    assert invoke("bench", "-q").stderr == ""
+
+
+def test_parameters_are_checked_against_the_declared_types(tmp_path):
+    model = tmp_path / "m.mlnb"
+    for value, said in (("2.5", "got 2.5"), ("abc", "got 'abc'")):
+        result = invoke(
+            "fit", "synthetic-counts", "-m", "ecc", "-p", f"n_chains={value}", "-o", model
+        )
+        assert result.exit_code == 1 and not model.exists()
+        assert f"-p n_chains={value}: ecc's parameter n_chains must be an int" in result.stderr
+        assert said in result.stderr and "Traceback" not in result.output
+    result = invoke("fit", "synthetic-counts", "-m", "rakel", "-p", "k=x", "-o", model)
+    assert result.exit_code == 1 and "-p k=x: rakel's parameter k must be an int" in result.stderr
+    assert invoke("fit", "synthetic-counts", "-m", "ecc", "-p", "n_chains=2", "-o", model, "-q")
+    assert load(model).n_chains == 2
+
+
+def test_paths_are_checked_before_any_work(tmp_path):
+    missing = tmp_path / "missing" / "dir"
+    result = invoke("fit", "synthetic-counts", "-m", "dce", "-o", missing / "m.mlnb")
+    assert result.exit_code == 1 and "fitting" not in result.stderr
+    assert result.stderr.strip() == (
+        f"mlnb: error: -o/--output {missing / 'm.mlnb'}: the folder {missing} does not exist; "
+        "create it first"
+    )
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = invoke("compare", "--out", blocker / "cmp")
+    assert (
+        result.exit_code == 1 and f"--out {blocker / 'cmp'}: {blocker} is a file" in result.stderr
+    )
+    assert "folds" not in result.stderr
+    result = invoke("evaluate", "emotions", "-m", "br", "--data-dir", tmp_path / "nope")
+    assert (
+        result.exit_code == 1
+        and "--data-dir" in result.stderr
+        and "no such folder" in result.stderr
+    )
+
+
+def test_unlabelled_arff_and_missing_values(tmp_path):
+    header = "@relation 'r: -C 2'\n@attribute y1 {0,1}\n@attribute y2 {0,1}\n"
+    header += "".join(f"@attribute x{i} numeric\n" for i in range(3)) + "@data\n"
+    rng = np.random.default_rng(0)
+    rows = [(int(a > 0.5), int(b > 0.5), a, b, c) for a, b, c in rng.random((40, 3))]
+    train = tmp_path / "train.arff"
+    lines = [f"{y1},{y2},{a:.3f},{b:.3f},{'?' if i % 7 == 0 else f'{c:.3f}'}"
+             for i, (y1, y2, a, b, c) in enumerate(rows)]  # fmt: skip
+    train.write_text(header + "\n".join(lines) + "\n")
+    model = tmp_path / "m.mlnb"
+    result = invoke("fit", train, "-m", "br", "-o", model)
+    assert result.exit_code == 1 and "missing value '?'" in result.stderr
+    result = invoke("fit", train, "-m", "br", "--missing", "ignore", "-o", model, "-q")
+    assert result.exit_code == 0, result.output
+    assert load(model).missing == "ignore"
+    result = invoke("fit", train, "-m", "knn-cc", "--missing", "ignore", "-o", model)
+    assert result.exit_code == 1 and "knn-cc cannot skip missing values" in result.stderr
+    unlabelled = tmp_path / "new.arff"
+    unlabelled.write_text(header + "?,?,0.9,0.1,0.5\n?,?,0.1,0.9,?\n")
+    result = invoke("predict", model, unlabelled, "--no-proba", "--missing", "ignore")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "y1,y2" and len(result.stdout.splitlines()) == 3
+    result = invoke("fit", unlabelled, "-m", "br", "--missing", "ignore", "-o", model)
+    assert result.exit_code == 1 and "has no labels" in result.stderr
+    # --labels: the label columns of a file given by path
+    swapped = tmp_path / "swapped.arff"
+    body = "@relation r\n" + "".join(f"@attribute x{i} numeric\n" for i in range(3))
+    body += "@attribute y1 {0,1}\n@attribute y2 {0,1}\n@data\n"
+    body += "\n".join(f"{a:.3f},{b:.3f},{c:.3f},{y1},{y2}" for y1, y2, a, b, c in rows) + "\n"
+    swapped.write_text(body)
+    result = invoke("evaluate", swapped, "-m", "br", "--labels", "-2", "--cv", "2", "--json")
+    assert result.exit_code == 0, result.output
+    result = invoke("evaluate", "synthetic-counts", "-m", "br", "--labels", "2")
+    assert result.exit_code == 1 and "--labels" in result.stderr
+
+
+def test_meka_prediction_file_with_unknown_labels(tmp_path):
+    require_data("multilabel/meka_music")
+    folder = DATA / "multilabel" / "meka_music"
+    model = tmp_path / "music.mlnb"
+    assert invoke("fit", folder / "Music-train.arff", "-m", "br", "-o", model, "-q").exit_code == 0
+    result = invoke("predict", model, folder / "Music_missing_classes.arff", "--no-proba")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split(",")[0] == "amazed-suprised" and len(lines) == 1 + 592

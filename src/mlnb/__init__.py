@@ -4,32 +4,73 @@ Every model is a function of additive sufficient statistics (:mod:`mlnb.stats`),
 log-likelihoods by event models (:mod:`mlnb.events`).
 """
 
-from .multilabel import (
-    IMLNB,
-    OOCC,
-    BinaryRelevance,
-    ClassifierChain,
-    DynamicChain,
-    DynamicChainEnsemble,
-    EnsembleClassifierChains,
-    GeneticChainEnsemble,
-    KNNChain,
-    LabelPowerset,
-    NaiBX,
-    RAkEL,
+import importlib
+
+#: The estimators, by the module that defines them: imported on first use (PEP 562), so
+#: that ``import mlnb`` (and ``mlnb --version``) does not load scikit-learn.
+_ESTIMATORS = {
+    "mlnb.multilabel": (
+        "IMLNB",
+        "OOCC",
+        "BinaryRelevance",
+        "ClassifierChain",
+        "DynamicChain",
+        "DynamicChainEnsemble",
+        "EnsembleClassifierChains",
+        "GeneticChainEnsemble",
+        "KNNChain",
+        "LabelPowerset",
+        "NaiBX",
+        "RAkEL",
+    ),
+    "mlnb.naive_bayes": (
+        "BayesianBernoulliNB",
+        "BayesianGaussianNB",
+        "BayesianMultinomialNB",
+        "BernoulliNB",
+        "CategoricalNB",
+        "ComplementNB",
+        "GaussianNB",
+        "MixedNB",
+        "MultinomialNB",
+    ),
+    "mlnb.thresholds": ("TunedThresholdsCV",),
+}
+_HOME = {name: module for module, names in _ESTIMATORS.items() for name in names}
+_SUBMODULES = (
+    "cli",
+    "datasets",
+    "decision_rules",
+    "distributed",
+    "evaluation",
+    "events",
+    "io",
+    "metrics",
+    "missing",
+    "multilabel",
+    "naive_bayes",
+    "stats",
+    "streaming",
+    "text",
+    "thresholds",
+    "tuning",
 )
-from .naive_bayes import (
-    BayesianBernoulliNB,
-    BayesianGaussianNB,
-    BayesianMultinomialNB,
-    BernoulliNB,
-    CategoricalNB,
-    ComplementNB,
-    GaussianNB,
-    MixedNB,
-    MultinomialNB,
-)
-from .thresholds import TunedThresholdsCV
+
+
+def __getattr__(name):
+    if name in _HOME:
+        value = getattr(importlib.import_module(_HOME[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_HOME) | set(_SUBMODULES))
+
 
 __version__ = "0.1.0.dev0"
 

@@ -93,7 +93,8 @@ def _loadable_classes():
     models and parameter classes defined so far (mlnb's and a user's subclasses)."""
     from mlnb._state import registered_classes
 
-    return {**registered_classes(), **_allowed_classes()}
+    allowed = _allowed_classes()  # first: it imports the estimators, which registers them
+    return {**registered_classes(), **allowed}
 
 
 # Foreign (scikit-learn) classes: the fitted attributes restored, and the check of their

@@ -144,3 +144,27 @@ def test_tables(result, tmp_path):
     assert "significant" in result.to_markdown("ttest")
     with pytest.raises(ValueError, match="kind must be"):
         result.to_markdown("nemenyi")
+
+
+@pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # t-test of equal steps
+def test_report_text_and_markdown():
+    from mlnb.evaluation import criterion_label, format_report, wilcoxon_can_reject
+
+    methods = ["A", "B", "C"]
+    good = np.tile([0.1, 0.2, 0.3], (10, 1)).T + np.linspace(0, 0.01, 10)  # A best everywhere
+    result = compare({"hamming": pd.DataFrame(good, index=methods)}, alpha=0.1)
+    text = format_report(result, protocol="3-fold cross-validation, seed 0")
+    assert "Hamming loss" in text and "3-fold cross-validation, seed 0" in text
+    row = next(line for line in text.splitlines() if line.startswith("Hamming loss"))
+    assert row.split()[3:6] == ["0.105*", "0.205", "0.305"]
+    assert "Friedman p < 0.001 < 0.1; beyond CD: A better than B and C; B better than C." in text
+    assert "3 of 3 pairs significant" in text  # N = 10 allows Holm over 3 pairs
+    markdown = format_report(result, fmt="markdown")
+    assert "| Hamming loss | lower | **0.105** | 0.205 | 0.305 |" in markdown
+    few = compare({"hamming": pd.DataFrame(good[:, :4], index=methods)})
+    assert "Wilcoxon-Holm: not shown: with N = 4 data sets" in format_report(few)
+    assert wilcoxon_can_reject(5, 1, 0.1) and not wilcoxon_can_reject(4, 1, 0.1)
+    assert not wilcoxon_can_reject(8, 15, 0.1) and wilcoxon_can_reject(9, 15, 0.1)
+    assert [criterion_label(n) for n in ("example_f1_loss", "micro_fdr", "train_time")] == [
+        "Example-based F1 loss", "Micro FDR", "Training time (s)"
+    ]  # fmt: skip

@@ -40,14 +40,14 @@ def test_critical_difference_diagram(comparison, tmp_path):
     assert written == [tmp_path / "cd.png", tmp_path / "cd.svg"]
     assert written[0].read_bytes()[:8] == PNG_MAGIC and written[0].stat().st_size > 5000
     cd_label = f"CD = {result.critical_difference:.3f}"
-    _check_svg(written[1], cd_label, "BR-NB", "OOCC-NB", "Hamming: average ranks")
+    _check_svg(written[1], cd_label, "BR-NB", "OOCC-NB", "Hamming loss: average ranks")
 
 
 def test_radar_plot(comparison, tmp_path):
     written = plot_radar(comparison, tmp_path / "sub" / "radar", formats=["svg", "png"])
     assert [p.suffix for p in written] == [".svg", ".png"]
     assert written[1].read_bytes()[:8] == PNG_MAGIC
-    _check_svg(written[0], "EX FDR", "Micro F1 loss", "DCC-NB")
+    _check_svg(written[0], "Example-based FDR", "Micro F1 loss", "DCC-NB")
 
 
 def test_plot_arguments(comparison, tmp_path):

@@ -11,6 +11,9 @@ precision, recall and F1. A text model file holds the whole pipeline, vocabulary
 
 Exit codes: 0 success; 1 a problem with the data, a model file or a method (the message
 says what to do); 2 a usage error (unknown option, missing argument).
+
+Importing this module does not import scikit-learn (``mlnb --version`` and ``--help`` stay
+fast once the package itself imports lazily); the commands import what they use.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import functools
 import inspect
 import json
 import math
+import os
 import sys
 import time
 import warnings
@@ -27,8 +31,6 @@ from pathlib import Path
 import click
 import numpy as np
 
-from .. import __version__
-from ..decision_rules import RULES, Threshold
 from ..io import ModelFileError, load, read_metadata, save
 from ..metrics import (
     METRIC_SETS,
@@ -39,10 +41,10 @@ from ..metrics import (
     single_label_precision,
     single_label_recall,
 )
-from ..thresholds import TunedThresholdsCV, is_additive
 from ._inputs import (
     GENERATED,
     TEXT_CORPORA,
+    _data_home_message,
     is_text,
     join,
     load_data,
@@ -51,6 +53,17 @@ from ._inputs import (
 from ._methods import METHODS, build, describe_methods, is_single_label, parse_params
 
 __all__ = ["main"]
+
+
+def _version():
+    """mlnb's version, without importing the estimators (the package's, else its metadata)."""
+    version = getattr(sys.modules.get("mlnb"), "__version__", None)
+    if version is None:
+        from importlib.metadata import version as installed
+
+        version = installed("mlnb")
+    return version
+
 
 DEFAULT_COMPARE_METHODS = ("br", "cc", "ecc", "naibx", "imlnb", "dce")
 
@@ -115,28 +128,170 @@ def _cell(value):
     return "" if value is None else str(value)
 
 
-def _progress(items, label, quiet):
-    if quiet:
-        return _Silent(items)
-    return click.progressbar(list(items), label=label, file=sys.stderr, show_pos=True)
+def _elapsed(seconds):
+    minutes, seconds = divmod(int(seconds), 60)
+    return f"{minutes}:{seconds:02d}"
 
 
-class _Silent:
-    def __init__(self, items):
-        self.items = list(items)
+def _terminal_width():
+    import shutil
+
+    return shutil.get_terminal_size((100, 20)).columns
+
+
+class Progress:
+    """Progress on standard error, with the elapsed time; nothing when ``quiet``.
+
+    On a terminal one line is redrawn at every :meth:`step`; elsewhere (logs, pipes) a line
+    is written per :meth:`log` call only. ``total``: the steps expected (e.g. folds x
+    methods x data sets); the context's end writes how many were done, and in what time.
+    """
+
+    def __init__(self, total, label, *, quiet=False, unit="steps", stream=None):
+        self.total, self.label, self.quiet, self.unit = total, label, quiet, unit
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.done, self.start, self._width = 0, time.perf_counter(), 0
 
     def __enter__(self):
-        return self.items
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, kind, *exc):
+        self._clear()
+        if kind is None:
+            self._write(f"{self.label}: {self.done} {self.unit} in {self.elapsed()}")
+        return False
+
+    def elapsed(self):
+        """Time since the start, as m:ss."""
+        return _elapsed(time.perf_counter() - self.start)
+
+    def step(self, note="", n=1):
+        """``n`` more steps done; ``note`` says what is running."""
+        self.done += n
+        if self.quiet or not self.tty:
+            return
+        line = f"{self.label} {self.done}/{self.total} {self.unit}, {self.elapsed()}: {note}"
+        self._clear()
+        self.stream.write(line[: _terminal_width() - 1])
+        self.stream.flush()
+        self._width = len(line)
+
+    def log(self, text):
+        """One line (a finished part), with the count and the elapsed time."""
+        self._clear()
+        self._write(f"[{self.done}/{self.total} {self.unit}, {self.elapsed()}] {text}")
+
+    def _clear(self):
+        if self._width and self.tty and not self.quiet:
+            self.stream.write("\r" + " " * min(self._width, _terminal_width() - 1) + "\r")
+            self._width = 0
+
+    def _write(self, text):
+        if not self.quiet:
+            click.echo(text, file=self.stream)
+
+
+class _Items:
+    """A Progress over ``items``: iterating steps once per item, naming it."""
+
+    def __init__(self, items, label, quiet, name=str):
+        self.items, self.name = list(items), name
+        self.progress = Progress(len(self.items), label, quiet=quiet, unit="done")
+
+    def __enter__(self):
+        self.progress.__enter__()
+        return self
 
     def __exit__(self, *exc):
-        return False
+        return self.progress.__exit__(*exc)
+
+    def __iter__(self):
+        for item in self.items:
+            yield item
+            self.progress.step(self.name(item))
+
+
+def _progress(items, label, quiet):
+    """Iterate ``items`` with a progress line (elapsed time) on standard error."""
+    return _Items(items, label, quiet, name=lambda i: str(i[0] if isinstance(i, tuple) else i))
+
+
+def _n_folds(folds):
+    """The folds of a --cv, --split or --train-test value."""
+    if isinstance(folds, int | np.integer):
+        return int(folds)
+    if isinstance(folds, float):
+        return 1
+    return folds.get_n_splits()
+
+
+def _data_dir_value(ctx, param, value):
+    if value is not None and not value.is_dir():
+        raise Failure(f"--data-dir {value}: no such folder (the folder of the data sets)")
+    return value
+
+
+def _folder_problem(folder):
+    """Why files cannot be written in ``folder`` or created below it; None if they can."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"cannot write in {existing}"
+    return None
+
+
+def _output_file_value(ctx, param, value):
+    """-o FILE: checked before any work (the folder exists and is writable)."""
+    if value is None:
+        return value
+    name = "/".join(param.opts)
+    if value.is_dir():
+        raise Failure(f"{name} {value}: is a folder; give a file name")
+    folder = value.parent
+    if not folder.is_dir():
+        raise Failure(f"{name} {value}: the folder {folder} does not exist; create it first")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise Failure(f"{name} {value}: cannot write in {folder}")
+    return value
+
+
+def _output_dir_value(ctx, param, value):
+    """--out FOLDER: a folder that exists or can be created, checked before any work."""
+    problem = _folder_problem(value)
+    if problem is not None:
+        raise Failure(f"--out {value}: {problem}")
+    return value
 
 
 data_dir_option = click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
+    callback=_data_dir_value,
     help="Folder of benchmark data sets (default: $MLNB_DATA, then ../shared/data).",
+)
+missing_option = click.option(
+    "--missing",
+    type=click.Choice(["error", "ignore"]),
+    default="error",
+    show_default=True,
+    help="ARFF values '?': an error, or missing values the methods ignore (read as NaN; "
+    "the methods get missing='ignore', as Weka's NaiveBayes skips them).",
+)
+labels_option = click.option(
+    "--labels",
+    "labels",
+    type=int,
+    default=None,
+    metavar="N",
+    help="The label columns of an ARFF file given by path, as MEKA's -C N: N > 0 the first "
+    "N attributes, N < 0 the last |N| (default: the Mulan XML file beside it, else -C in "
+    "the relation name).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress bars or notes.")
@@ -190,8 +345,13 @@ stratify_option = click.option(
 
 # Names of the criteria sets shown in help and errors (the deprecated alias left out).
 METRIC_SET_NAMES = ("dynamic_chains", "naibx", "ranking")
-# --threshold words: "tuned" lets TunedThresholdsCV choose among the rules.
-THRESHOLD_WORDS = ("tuned", *RULES)
+
+
+def _threshold_words():
+    """--threshold words: "tuned" lets TunedThresholdsCV choose among the rules."""
+    from ..decision_rules import RULES
+
+    return ("tuned", *RULES)
 
 
 def _metrics_value(ctx, param, values):
@@ -213,11 +373,12 @@ def _metrics_value(ctx, param, values):
 
 
 def _threshold_value(ctx, param, value):
-    """--threshold: a rule name of THRESHOLD_WORDS or a finite number; None if absent."""
+    """--threshold: a rule name of _threshold_words() or a finite number; None if absent."""
     if value is None:
         return None
     word = value.strip().lower()
-    if word in THRESHOLD_WORDS:
+    words = _threshold_words()
+    if word in words:
         return word
     try:
         number = float(word)
@@ -225,7 +386,7 @@ def _threshold_value(ctx, param, value):
         number = math.nan
     if not math.isfinite(number):
         raise click.BadParameter(
-            f"expected {', '.join(THRESHOLD_WORDS)} or a finite number (a cut on the "
+            f"expected {', '.join(words)} or a finite number (a cut on the "
             f"log-odds); got {value!r}",
             ctx,
             param,
@@ -264,6 +425,8 @@ threshold_option = click.option(
 
 def _strategy(threshold):
     """The TunedThresholdsCV strategy of a --threshold value."""
+    from ..decision_rules import Threshold
+
     if isinstance(threshold, float):
         return Threshold(threshold)
     return "auto" if threshold == "tuned" else threshold
@@ -301,11 +464,12 @@ def _kind(data):
     return "text" if is_text(data) else "multilabel"
 
 
-def _estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None):
+def _estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None, missing="error"):
     """Method ``method`` ready for ``data``: a text pipeline for a text corpus.
 
     ``threshold`` (a --threshold value) wraps a multi-label method in
-    :class:`~mlnb.TunedThresholdsCV` (or sets the strategy of one that already is).
+    :class:`~mlnb.TunedThresholdsCV` (or sets the strategy of one that already is);
+    ``missing`` (--missing) "ignore" sets the method's ``missing="ignore"``.
     """
     single = [n for n in METHODS if is_single_label(n)]
     multi = [n for n in METHODS if not is_single_label(n)]
@@ -337,6 +501,9 @@ def _estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None):
         raise ValueError(
             f"--tfidf/--counts choose the features of text; {data.name} is feature data"
         )
+    from ..thresholds import TunedThresholdsCV, is_additive
+
+    settings = _with_missing(settings, missing, method)
     estimator = build(method, data.X, settings, random_state=seed)
     if threshold is None:
         return estimator
@@ -356,9 +523,29 @@ def _estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None):
     )
 
 
+def _with_missing(settings, missing, method):
+    """The -p settings plus ``missing="ignore"`` for --missing ignore (unless -p says)."""
+    if missing != "ignore" or "missing" in settings:
+        return settings
+    from ._methods import estimator_class
+
+    wrapper = "estimator" in METHODS[method][2]  # tuned: build passes it to the inner method
+    if wrapper or "missing" in inspect.signature(estimator_class(method)).parameters:
+        return {**settings, "missing": "ignore"}
+    raise ValueError(
+        f"--missing ignore: {method} cannot skip missing values (it has no missing option); "
+        "choose another method (br, cc, ecc, dce, naibx, imlnb, ...) or leave --missing out"
+    )
+
+
 def _xy(data, *, labelled=True):
-    """Inputs and targets; ``labelled``: fail on a text file without classes."""
+    """Inputs and targets; ``labelled``: fail on data without labels or classes."""
     if not is_text(data):
+        if labelled and data.Y is None:
+            raise ValueError(
+                f"{data.name} has no labels (every label value is '?', rows to predict): "
+                "models can predict it, not learn from it"
+            )
         return data.X, data.Y
     if labelled and data.labels is None:
         raise ValueError(
@@ -368,23 +555,32 @@ def _xy(data, *, labelled=True):
     return data.documents, data.labels
 
 
-def _evaluation_data(name, *, cv, split, train_test, data_dir, variant=None):
-    """The rows to evaluate on and the folds: a number, a train fraction or a splitter."""
+def _evaluation_data(
+    name, *, cv, split, train_test, data_dir, variant=None, missing="error", labels=None
+):
+    """The rows to evaluate on and the folds: a number, a train fraction or a splitter.
+
+    ``missing``: the --missing value; ``labels``: --labels.
+    """
+    options = {"data_dir": data_dir, "variant": variant, "labels": labels}
+    options["missing"] = _loader_missing(missing)
     if not train_test:
-        return load_data(name, data_dir=data_dir, variant=variant), _cv_value(cv, split)
+        folds = _cv_value(cv, split)
+        return load_data(name, **options), folds
     if split is not None:
         raise ValueError("--train-test and --split exclude each other: choose one")
     from sklearn.model_selection import PredefinedSplit
 
-    train, test = load_train_test(name, data_dir=data_dir, variant=variant)
+    train, test = load_train_test(name, **options)
     rows = np.concatenate([np.full(train.n_samples, -1), np.zeros(test.n_samples)])
     return join(train, test, name=name), PredefinedSplit(rows)
 
 
-def _scores(estimator, data, folds, *, seed, stratify, metrics=None, method=None):
+def _scores(estimator, data, folds, *, seed, stratify, metrics=None, method=None, progress=None):
     """Mean criteria over the folds, plus T_train and T_test (seconds).
 
-    ``metrics``: the names of :func:`_metric_names` (None: the default criteria). A
+    ``metrics``: the names of :func:`_metric_names` (None: the default criteria);
+    ``progress``: called after each fold, as :func:`~mlnb.evaluation.cross_validate` says. A
     :class:`~mlnb.evaluation.DegeneratePredictionWarning` is printed as one line naming
     ``method`` and the data set.
     """
@@ -392,6 +588,7 @@ def _scores(estimator, data, folds, *, seed, stratify, metrics=None, method=None
 
     X, y = _xy(data)
     options = {"cv": folds, "random_state": seed, "stratify": "iterative" if stratify else None}
+    options["progress"] = progress
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DegeneratePredictionWarning)
         if not is_text(data):
@@ -431,8 +628,21 @@ def _columns(rows, first):
     return [first, *dict.fromkeys(c for row in rows for c in row if c != first)]
 
 
+def _print_version(ctx, param, value):
+    if value and not ctx.resilient_parsing:
+        click.echo(f"mlnb, version {_version()}")
+        ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="mlnb")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def main():
     """Naive Bayes for multi-label data and text: fit, predict, evaluate and compare methods.
 
@@ -450,23 +660,6 @@ def main():
     """
 
 
-def _text_summary(name, data):
-    """A row of `mlnb datasets` for a single-label corpus: L classes, one per document."""
-    from ..text import word_counter
-
-    _, counts = np.unique(data.labels, return_counts=True)
-    return {
-        "name": name,
-        "kind": f"text ({data.variant})",
-        "n": data.n_samples,
-        "d": len(word_counter().fit(data.documents).vocabulary_),
-        "L": len(counts),
-        "LC": 1.0,
-        "LD": 1.0 / len(counts),
-        "avIR": float(np.mean(counts.max() / counts)),
-    }
-
-
 @main.command()
 @data_dir_option
 @json_option
@@ -481,32 +674,57 @@ def datasets(data_dir, as_json, quiet):
     Example:
       mlnb datasets --data-dir ~/mlnb-data --json
     """
-    from ..datasets import describe, list_datasets
+    from ..datasets import (
+        data_home,
+        describe,
+        describe_dataset,
+        describe_text_corpus,
+        list_datasets,
+    )
 
-    rows = []
-    names = list(GENERATED) + list(TEXT_CORPORA) + list_datasets()
+    try:
+        data_home(data_dir)
+    except FileNotFoundError as error:
+        if not quiet and not as_json:
+            click.echo(f"note: {_data_home_message(error)}; listing the generated sets", err=True)
+    rows, needs_extra = [], []
+    names = list(GENERATED) + list(TEXT_CORPORA) + list_datasets(data_dir, available=True)
+    # summaries of the files are cached (keyed by path, size and mtime): fast after a first run
     with _progress(names, "reading data sets", quiet or as_json) as bar:
         for name in bar:
             try:
-                data = load_data(name, data_dir=data_dir)
-            except (FileNotFoundError, ValueError, ImportError):
-                continue  # not present in this data directory (or needs nltk: stemmed text)
-            if is_text(data):
-                rows.append(_text_summary(name, data))
+                if name in TEXT_CORPORA:
+                    source, variant, _ = TEXT_CORPORA[name]
+                    summary = describe_text_corpus(source, variant=variant, data_dir=data_dir)
+                    kind = f"text ({variant})"
+                elif name in GENERATED:
+                    summary, kind = describe(load_data(name, data_dir=data_dir)), "multi-label"
+                else:
+                    summary, kind = describe_dataset(name, data_dir), "multi-label"
+            except ImportError:
+                needs_extra.append(name)  # the stemmed text needs nltk
                 continue
-            summary = describe(data)
+            except (FileNotFoundError, ValueError):
+                continue  # not present in this data directory
+            text = kind.startswith("text")
             rows.append(
                 {
                     "name": name,
-                    "kind": "multi-label",
+                    "kind": kind,
                     "n": summary.n_samples,
                     "d": summary.n_features,
                     "L": summary.n_labels,
-                    "LC": summary.cardinality,
-                    "LD": summary.density,
+                    "LC": 1.0 if text else summary.cardinality,
+                    "LD": 1.0 / summary.n_labels if text else summary.density,
                     "avIR": summary.avg_imbalance_ratio,
                 }
             )
+    if needs_extra and not quiet and not as_json:
+        click.echo(
+            f"note: left out {', '.join(needs_extra)}: reading it needs nltk "
+            '(pip install "mlnb[data]")',
+            err=True,
+        )
     columns = ["name", "kind", "n", "d", "L", "LC", "LD", "avIR"]
     _echo_table(rows, columns, as_json=as_json)
 
@@ -516,14 +734,25 @@ def datasets(data_dir, as_json, quiet):
 @click.option("-m", "--method", required=True, help="Method name (listed below).")
 @param_option
 @threshold_option
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=_output_file_value,
+    help="The model file to write (its folder must exist).",
+)
 @part_option("train", "Which part of a data set with a provided split to train on.")
 @variant_option
 @tfidf_option
+@missing_option
+@labels_option
 @data_dir_option
 @quiet_option
 @reported
-def fit(data, method, params, threshold, output, part, variant, tfidf, data_dir, quiet):
+def fit(
+    data, method, params, threshold, output, part, variant, tfidf, missing, labels, data_dir, quiet
+):
     """Train METHOD on DATA and write a model file.
 
     DATA is a data-set name (`mlnb datasets`), an ARFF file, a generated set
@@ -538,10 +767,19 @@ def fit(data, method, params, threshold, output, part, variant, tfidf, data_dir,
       mlnb fit enron -m br --threshold tuned -o enron-br.mlnb
       mlnb fit webkb -m bayes-mnb -p beta=0.1 -o webkb.mlnb
       mlnb fit 20ng_bydate -m mnb --tfidf -o 20ng.mlnb
+      mlnb fit data.arff --labels 6 --missing ignore -m dce -o data.mlnb
     """
-    dataset = load_data(data, data_dir=data_dir, part=part, variant=variant)
-    estimator = _estimator(method, dataset, parse_params(params), tfidf=tfidf, threshold=threshold)
+    settings = parse_params(params)
+    dataset = load_data(
+        data, data_dir=data_dir, part=part, variant=variant, missing=_loader_missing(missing),
+        labels=labels,
+    )  # fmt: skip
+    estimator = _estimator(
+        method, dataset, settings, tfidf=tfidf, threshold=threshold, missing=missing
+    )
     X, y = _xy(dataset)
+    if not quiet:
+        click.echo(f"fitting {method} on {dataset.name} ({dataset.n_samples} rows)...", err=True)
     start = time.perf_counter()
     estimator.fit(X, y)
     seconds = time.perf_counter() - start
@@ -553,6 +791,7 @@ def fit(data, method, params, threshold, output, part, variant, tfidf, data_dir,
         "part": part,
         "kind": _kind(dataset),
         "variant": dataset.variant if is_text(dataset) else None,
+        "missing": missing,
     }
     save(estimator, output, metadata=metadata)
     if not quiet:
@@ -585,6 +824,7 @@ def _is_text_model(estimator):
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
+    callback=_output_file_value,
     help="CSV file (default: standard output).",
 )
 @part_option("test", "Which part of a data set with a provided split to predict.")
@@ -595,24 +835,31 @@ def _is_text_model(estimator):
     help="Also write probabilities where the method defines them.",
 )
 @variant_option
+@missing_option
+@labels_option
 @data_dir_option
 @reported
-def predict(model, data, output, part, proba, variant, data_dir):
+def predict(model, data, output, part, proba, variant, missing, labels, data_dir):
     """Predict DATA with a model file; writes CSV.
 
     Multi-label models write one 0/1 column per label; single-label models a "class"
     column with the predicted class names. --proba adds a probability per label or class.
     A label<TAB>text file is read as is: give --variant to clean raw text as the training
-    corpus was (the labels in the file are not used).
+    corpus was (the labels in the file are not used). An ARFF file may hold '?' for every
+    label value (MEKA's convention for rows to predict).
 
     \b
     Examples:
       mlnb predict emotions-cc.mlnb emotions -o predictions.csv
       mlnb predict webkb.mlnb webkb --part test --no-proba
       mlnb predict 20ng.mlnb messages.txt --variant stemmed
+      mlnb predict music.mlnb Music_missing_classes.arff --no-proba
     """
     estimator = load(model)
-    dataset = load_data(data, data_dir=data_dir, part=part, variant=variant)
+    dataset = load_data(
+        data, data_dir=data_dir, part=part, variant=variant, missing=_loader_missing(missing),
+        labels=labels, unlabelled=True,
+    )  # fmt: skip
     if _is_text_model(estimator) and not is_text(dataset):
         raise ValueError(
             f"{model} is a text model (it reads documents), but {data} is multi-label "
@@ -633,6 +880,9 @@ def predict(model, data, output, part, proba, variant, data_dir):
                 err=True,
             )
     X, _ = _xy(dataset, labelled=False)
+    if missing == "ignore":  # missing entries add nothing to a row's score
+        keys = [k for k in ("missing", "estimator__missing") if k in estimator.get_params()]
+        estimator.set_params(**dict.fromkeys(keys, "ignore"))
     predicted = estimator.predict(X)
     with_proba = proba and hasattr(estimator, "predict_proba")
     if np.ndim(predicted) == 1:  # single-label: class names
@@ -660,6 +910,11 @@ def predict(model, data, output, part, proba, variant, data_dir):
         click.echo(text, nl=False)
     else:
         output.write_text(text)
+
+
+def _loader_missing(missing):
+    """The ARFF loaders' ``missing`` of a --missing value."""
+    return "nan" if missing == "ignore" else "error"
 
 
 def _csv_field(text):
@@ -696,6 +951,8 @@ def _cv_value(cv, split):
 @click.option("--seed", type=int, default=0, show_default=True)
 @variant_option
 @tfidf_option
+@missing_option
+@labels_option
 @data_dir_option
 @json_option
 @quiet_option
@@ -713,6 +970,8 @@ def evaluate(
     seed,
     variant,
     tfidf,
+    missing,
+    labels,
     data_dir,
     as_json,
     quiet,
@@ -742,29 +1001,44 @@ def evaluate(
       mlnb evaluate r8_allterms -m mnb -m gnb --cv 10 --stratify
     """
     methods = _methods(methods)
-    dataset, folds = _evaluation_data(
-        data, cv=cv, split=split, train_test=train_test, data_dir=data_dir, variant=variant
-    )
     settings = parse_params(params)
+    dataset, folds = _evaluation_data(
+        data, cv=cv, split=split, train_test=train_test, data_dir=data_dir, variant=variant,
+        missing=missing, labels=labels,
+    )  # fmt: skip
     criteria = _metric_names(metrics, dataset)
     estimators = {
-        m: _estimator(m, dataset, settings, seed=seed, tfidf=tfidf, threshold=threshold)
+        m: _estimator(
+            m, dataset, settings, seed=seed, tfidf=tfidf, threshold=threshold, missing=missing
+        )
         for m in methods
     }
-    rows = []
-    with _progress(estimators.items(), f"evaluating on {dataset.name}", quiet or as_json) as bar:
-        for name, estimator in bar:
-            scores = _scores(
-                estimator,
-                dataset,
-                folds,
-                seed=seed,
-                stratify=stratify,
-                metrics=criteria,
-                method=name,
-            )
-            rows.append({"method": name, **scores})
+    runs = {(dataset.name, m): (e, dataset, folds) for m, e in estimators.items()}
+    results = _run_all(runs, seed=seed, stratify=stratify, metrics=lambda d: criteria,
+                       quiet=quiet or as_json)  # fmt: skip
+    rows = [{"method": m, **results[dataset.name, m]} for m in estimators]
     _echo_table(rows, _columns(rows, "method"), as_json=as_json)
+
+
+def _run_all(runs, *, seed, stratify, metrics, quiet):
+    """Cross-validate every ``(data name, method): (estimator, data, folds)``, with progress
+    per fold (folds x methods x data sets) and the elapsed time; the mean scores of each."""
+    total = sum(_n_folds(folds) for _, _, folds in runs.values())
+    results = {}
+    with Progress(total, "cross-validating", quiet=quiet, unit="folds") as progress:
+        for (data_name, method), (estimator, data, folds) in runs.items():
+            start = time.perf_counter()
+
+            def step(done, n, method=method, data_name=data_name):
+                progress.step(f"{method} on {data_name}, fold {done}/{n}")
+
+            results[data_name, method] = _scores(
+                estimator, data, folds, seed=seed, stratify=stratify,
+                metrics=metrics(data_name), method=method, progress=step,
+            )  # fmt: skip
+            seconds = time.perf_counter() - start
+            progress.log(f"{method} on {data_name}: {seconds:.1f} s")
+    return results
 
 
 evaluate.help = inspect.cleandoc(evaluate.help) + "\n\n\b\n" + describe_methods()
@@ -787,11 +1061,12 @@ evaluate.help = inspect.cleandoc(evaluate.help) + "\n\n\b\n" + describe_methods(
 @param_option
 @metrics_option
 @threshold_option
-@click.option("--cv", type=int, default=5, show_default=True)
+@click.option("--cv", type=int, default=5, show_default=True, help="Number of folds.")
 @click.option("--split", type=float, default=None, help="One holdout split: train fraction.")
 @train_test_option
 @stratify_option
 @tfidf_option
+@missing_option
 @click.option(
     "--alpha", type=float, default=0.1, show_default=True, help="Significance level of the tests."
 )
@@ -801,8 +1076,10 @@ evaluate.help = inspect.cleandoc(evaluate.help) + "\n\n\b\n" + describe_methods(
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("mlnb-compare"),
     show_default=True,
+    callback=_output_dir_value,
+    help="Folder for the report, tables and diagrams (created if needed).",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the folds.")
 @data_dir_option
 @json_option
 @quiet_option
@@ -818,6 +1095,7 @@ def compare(
     train_test,
     stratify,
     tfidf,
+    missing,
     alpha,
     out_dir,
     seed,
@@ -827,10 +1105,13 @@ def compare(
 ):
     """Run methods x data sets, rank them and test the differences.
 
-    Writes to the output folder: the mean of every criterion per method and data set
-    (CSV, JSON), average ranks with Friedman-Nemenyi and Wilcoxon-Holm results (Markdown,
-    CSV) and critical-difference diagrams (PNG, SVG); prints a summary. The data sets are
-    all multi-label, or all text corpora (with single-label classifiers).
+    Prints, and writes to the output folder as report.md: per criterion the mean of each
+    method over the data sets (the best marked), the average ranks, the Friedman test and
+    the pairs that the Nemenyi critical difference separates, then the Wilcoxon-Holm pairs
+    (or why N data sets cannot give any). Also writes the means per method and data set
+    (CSV, JSON), the ranks (Markdown, CSV), the Wilcoxon-Holm table (Markdown),
+    critical-difference diagrams (PNG, SVG; need mlnb[plot]) and summary.json. The data
+    sets are all multi-label, or all text corpora (with single-label classifiers).
 
     --metrics chooses the criteria (as in `mlnb evaluate`; the diagrams are then drawn for
     them and T_train); --threshold applies to every multi-label method.
@@ -844,46 +1125,59 @@ def compare(
           --datasets 20ng_bydate --train-test
     """
     from ..evaluation import compare as compare_scores
+    from ..evaluation import criterion_label, format_report
+    from ..evaluation._optional import require
 
     chosen = _methods(methods) or list(DEFAULT_COMPARE_METHODS)
     if len(chosen) < 2:
         raise Failure("compare needs at least two methods")
+    if not 0 < alpha < 1:
+        raise Failure(f"--alpha must be in (0, 1); got {alpha}")
     data_names = list(dict.fromkeys(names)) or list(GENERATED)
     settings = parse_params(params)
-    loaded, criteria, estimators = {}, {}, {}
+    if len(data_names) >= 2:  # the tests' extras, before any work
+        require("pandas", "mlnb compare")
+        require("scikit_posthocs", "mlnb compare (Nemenyi test)")
+        require("statsmodels.stats.multitest", "mlnb compare (Holm correction)")
+    try:
+        require("matplotlib", "the critical-difference diagrams")
+        plots = True
+    except ImportError as error:
+        plots = False
+        if not quiet:
+            click.echo(f"note: no diagrams: {error}", err=True)
+    loaded, criteria, runs = {}, {}, {}
     for data_name in data_names:
         loaded[data_name] = _evaluation_data(
-            data_name, cv=cv, split=split, train_test=train_test, data_dir=data_dir
-        )
-        data = loaded[data_name][0]
+            data_name, cv=cv, split=split, train_test=train_test, data_dir=data_dir,
+            missing=missing,
+        )  # fmt: skip
+        data, folds = loaded[data_name]
         for method in chosen:
-            estimators[data_name, method] = _estimator(
-                method, data, settings, seed=seed, tfidf=tfidf, threshold=threshold
-            )
+            estimator = _estimator(
+                method, data, settings, seed=seed, tfidf=tfidf, threshold=threshold,
+                missing=missing,
+            )  # fmt: skip
+            runs[data_name, method] = (estimator, data, folds)
         criteria[data_name] = _metric_names(metrics, data)
     kind = _kind(loaded[data_names[0]][0])  # one kind: _estimator refused any mix
+    results = _run_all(
+        runs, seed=seed, stratify=stratify, metrics=criteria.get, quiet=quiet or as_json
+    )
     means = {}  # criterion -> {method -> {dataset -> value}}
-    with _progress(estimators.items(), "cross-validating", quiet or as_json) as bar:
-        for (data_name, method), estimator in bar:
-            data, folds = loaded[data_name]
-            scores = _scores(
-                estimator,
-                data,
-                folds,
-                seed=seed,
-                stratify=stratify,
-                metrics=criteria[data_name],
-                method=method,
-            )
-            for criterion, value in scores.items():
-                means.setdefault(criterion, {}).setdefault(method, {})[data_name] = value
-    runs = len(chosen) * len(data_names)
-    incomplete = [c for c, v in means.items() if sum(map(len, v.values())) < runs]
+    for (data_name, method), scores in results.items():
+        for criterion, value in scores.items():
+            means.setdefault(criterion, {}).setdefault(method, {})[data_name] = float(value)
+    n_runs = len(chosen) * len(data_names)
+    incomplete = [c for c, v in means.items() if sum(map(len, v.values())) < n_runs]
     if incomplete and not quiet:  # e.g. log_loss of a method without probabilities
         click.echo(f"note: not ranked (missing for some runs): {', '.join(incomplete)}", err=True)
     out_dir.mkdir(parents=True, exist_ok=True)
+    written = ["means.json"]
     (out_dir / "means.json").write_text(json.dumps(means, indent=1))
-    summary = {"methods": chosen, "datasets": data_names, "criteria": {}}
+    protocol = _protocol(cv, split, train_test, stratify, seed, threshold, params)
+    summary = {"methods": chosen, "datasets": data_names, "protocol": protocol, "criteria": {}}
+    report = None
     if len(data_names) < 2:
         if not quiet:
             click.echo("note: statistical tests need at least two data sets", err=True)
@@ -897,54 +1191,107 @@ def compare(
         }
         for criterion, table in tables.items():
             table.to_csv(out_dir / f"means_{criterion}.csv")
+        written.append(f"means_*.csv ({len(tables)})")
         higher = dict.fromkeys(SINGLE_LABEL_CRITERIA, True) if kind == "text" else None
         comparison = compare_scores(tables, alpha=alpha, greater_is_better=higher)
         (out_dir / "ranks.md").write_text(comparison.to_markdown("ranks") + "\n")
         comparison.to_csv(out_dir / "ranks.csv", kind="ranks")
-        (out_dir / "wilcoxon_holm.md").write_text(comparison.to_markdown("wilcoxon") + "\n")
+        (out_dir / "wilcoxon_holm.md").write_text(_wilcoxon_markdown(comparison))
+        written += ["ranks.md", "ranks.csv", "wilcoxon_holm.md"]
         plotted = PLOTTED[kind] if metrics is None else (*criteria[data_names[0]], "train_time")
-        for criterion in plotted:
-            if criterion in comparison.criteria:
-                comparison.plot_critical_difference(
-                    out_dir / f"cd_{criterion}", criterion=criterion
-                )
+        drawn = [c for c in plotted if c in comparison.criteria] if plots else []
+        for criterion in drawn:
+            comparison.plot_critical_difference(out_dir / f"cd_{criterion}", criterion=criterion)
+        if drawn:
+            written.append(f"cd_*.png and .svg ({', '.join(drawn)})")
         for name, result in comparison.criteria.items():
             summary["criteria"][name] = {
+                "label": criterion_label(name),
+                "greater_is_better": result.greater_is_better,
+                "mean_scores": {m: float(v) for m, v in result.scores.mean(axis=1).items()},
                 "average_ranks": {m: float(v) for m, v in result.average_ranks.items()},
                 "friedman_pvalue": float(result.friedman_pvalue),
                 "critical_difference": float(result.critical_difference),
             }
+        described = {d: _describe(loaded[d][0]) for d in data_names}
+        options = {"protocol": protocol, "datasets": described}
+        title = f"mlnb compare: {len(chosen)} methods on {len(data_names)} data sets"
+        report = format_report(comparison, fmt="text", title=title, **options)
+        markdown = format_report(comparison, fmt="markdown", title=title, **options)
+        (out_dir / "report.md").write_text(markdown)
+        written.insert(0, "report.md")
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    written.append("summary.json")
     if as_json:
         click.echo(json.dumps(summary, indent=1))
         return
-    rows = [
-        {
-            "criterion": c,
-            **{m: r["average_ranks"][m] for m in chosen},
-            "Friedman p": r["friedman_pvalue"],
-            "CD": r["critical_difference"],
-        }
-        for c, r in summary["criteria"].items()
-    ]
-    if rows:
-        click.echo(f"average ranks over {len(data_names)} data sets (1 = best):")
-        _echo_table(rows, ["criterion", *chosen, "Friedman p", "CD"], as_json=False)
-    click.echo(f"tables and diagrams in {out_dir}/", err=quiet)
+    if report is not None:
+        click.echo(report, nl=False)
+        click.echo()
+    if report is not None:
+        written[0] = "report.md (this report)"
+    click.echo(f"Wrote to {out_dir}/: {', '.join(written)}.", err=quiet)
+
+
+def _protocol(cv, split, train_test, stratify, seed, threshold, params):
+    """How compare scored the methods, in words."""
+    if train_test:
+        text = "the provided train/test split of each data set"
+    elif split is not None:
+        text = f"one shuffled holdout split, {split:g} of the rows to train (seed {seed})"
+    else:
+        text = f"{cv}-fold cross-validation, shuffled with seed {seed}"
+        text += ", stratified" if stratify else ""
+    if threshold is not None:
+        text += f"; decision rule --threshold {threshold}"
+    if params:
+        text += "; " + " ".join(f"-p {p}" for p in params)
+    return text
+
+
+def _describe(data):
+    """A data set's size in a few words."""
+    if is_text(data):
+        return f"{data.n_samples} documents, {len(data.classes)} classes"
+    return f"{data.n_samples} rows, {data.X.shape[1]} features, {data.Y.shape[1]} labels"
+
+
+def _wilcoxon_markdown(comparison):
+    """The Wilcoxon-Holm table, or one line when N data sets cannot give a significant pair."""
+    from ..evaluation import wilcoxon_can_reject
+
+    first = next(iter(comparison.criteria.values()))
+    if wilcoxon_can_reject(first.n_datasets, len(first.wilcoxon), comparison.alpha):
+        return comparison.to_markdown("wilcoxon") + "\n"
+    from ..evaluation._report import _wilcoxon_summary
+
+    return _wilcoxon_summary(comparison) + "\n"
 
 
 @main.command()
 @click.option("--quick", is_flag=True, help="Smaller data, one repeat.")
 @json_option
+@quiet_option
 @reported
-def bench(quick, as_json):
+def bench(quick, as_json, quiet):
     """Time mlnb against scikit-learn on generated data, side by side (ratios < 1: faster).
 
     The full benchmarks on real data are the scripts under benchmarks/ in the repository.
-    """
-    from ._bench import run_bench
 
-    rows = run_bench(quick=quick)
+    \b
+    Example:
+      mlnb bench --quick
+    """
+    from ._bench import CASES, run_bench
+
+    with Progress(CASES, "benchmarking", quiet=quiet or as_json, unit="cases") as progress:
+
+        def done(row):
+            progress.step(row["task"])
+            progress.log(f"{row['task']}: mlnb {row['mlnb s']:.3f} s, scikit-learn "
+                         f"{row['scikit-learn s']:.3f} s")  # fmt: skip
+
+        rows = run_bench(quick=quick, progress=done)
     _echo_table(rows, ["task", "mlnb s", "scikit-learn s", "ratio"], as_json=as_json)
 
 
@@ -982,6 +1329,6 @@ def demo(samples, folds, seed, as_json, quiet):
         progress=lambda items: _progress(items, "cross-validating", quiet or as_json),
     )
     if not as_json:
-        click.echo(f"mlnb {__version__}: {title}")
+        click.echo(f"mlnb {_version()}: {title}")
     columns = ["classifier", "accuracy", "macro_f1", "train_time", "test_time"]
     _echo_table(rows, columns, as_json=as_json)

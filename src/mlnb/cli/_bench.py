@@ -24,8 +24,14 @@ def _best(function, repeat):
     return best
 
 
-def run_bench(*, quick=False):
-    """Fit+predict seconds of mlnb and scikit-learn for BR-NB and CC-NB on word counts."""
+CASES = 2  # BR-NB and CC-NB
+
+
+def run_bench(*, quick=False, progress=None):
+    """Fit+predict seconds of mlnb and scikit-learn for BR-NB and CC-NB on word counts.
+
+    ``progress(row)``, if given, is called with each case's row when it is done.
+    """
     n, repeat = (2000, 1) if quick else (8000, 3)
     X, Y = make_multilabel(
         n, 300, 40, cardinality=3.0, features="counts", doc_length=80, random_state=0
@@ -58,4 +64,6 @@ def run_bench(*, quick=False):
                     "ratio": t_ours / t_theirs,
                 }
             )
+            if progress is not None:
+                progress(rows[-1])
     return rows

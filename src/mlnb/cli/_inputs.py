@@ -15,12 +15,18 @@ cleaning where the source allows it. A ``label<TAB>text`` file is read as is (wo
 separated by white space) unless a variant is given; a file whose lines hold no tab is a
 list of unlabelled documents, one per line, which models can predict but not learn from.
 A 20 Newsgroups "bydate" archive (``.tar.gz``) is cleaned as ``20ng_bydate``.
+
+ARFF input takes the loaders' options: ``missing`` ("error", or "nan": a ``?`` value is
+read as NaN), ``labels`` (an ARFF file's label columns, MEKA's ``-C N``), and for
+prediction files whose label values are all ``?`` (MEKA's convention) the loader's
+``unknown_labels="allow"``, which gives a data set without ``Y``.
 """
 
 from __future__ import annotations
 
 import bz2
 import gzip
+import inspect
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,18 +155,53 @@ def _check_no_variant(variant, name):
         )
 
 
-def _load(name, data_dir, variant):
-    """One data object, or a TrainTest pair when the source provides a split."""
+def _loader_options(loader, missing, unlabelled):
+    """The ARFF options ``loader`` accepts: ``missing``, and ``unknown_labels`` to read
+    label values ``?`` when ``unlabelled`` (prediction) and the loader knows the option."""
+    options = {"missing": missing}
+    if unlabelled and "unknown_labels" in inspect.signature(loader).parameters:
+        options["unknown_labels"] = "allow"
+    return options
+
+
+def _check_arff_only(name, labels):
+    if labels is not None:
+        raise ValueError(
+            f"--labels: {name} is not an ARFF file given by path; --labels N chooses the "
+            "label columns of such a file"
+        )
+
+
+def _data_home_message(error):
+    """The loaders' data-folder errors in the command's words."""
+    text = str(error)
+    if text.startswith("no data directory"):
+        looked = text.partition("(")[2].rstrip(")")
+        return (
+            "no data folder found: give --data-dir FOLDER or set MLNB_DATA (the folder "
+            f"holding MANIFEST.tsv, multilabel/, text/); looked in {looked}"
+        )
+    return text
+
+
+def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True):
+    """One data object, or a TrainTest pair when the source provides a split.
+
+    ``missing`` and ``labels``: the ARFF loaders' options; ``unlabelled``: accept a file
+    whose label values are all ``?`` (rows to predict; ``Y`` is None).
+    """
     from ..datasets import load_text_corpus
 
     if variant is not None and variant not in VARIANTS:
         raise ValueError(f"--variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
     if name in GENERATED:
         _check_no_variant(variant, name)
+        _check_arff_only(name, labels)
         X, Y = make_multilabel(600, 20, 6, cardinality=1.8, **GENERATED[name])
         names = [f"x{i}" for i in range(X.shape[1])], [f"y{j}" for j in range(Y.shape[1])]
         return Dataset(X=X, Y=Y, feature_names=names[0], label_names=names[1], name=name)
     if name in TEXT_CORPORA:
+        _check_arff_only(name, labels)
         source, default, allowed = TEXT_CORPORA[name]
         variant = variant or default
         if variant not in allowed:
@@ -169,14 +210,18 @@ def _load(name, data_dir, variant):
             raise ValueError(
                 f"--variant {variant}: {name} is available as {', '.join(allowed)} only{hint}"
             )
-        pair = load_text_corpus(source, variant=variant, data_dir=data_dir)
+        try:
+            pair = load_text_corpus(source, variant=variant, data_dir=data_dir)
+        except FileNotFoundError as error:
+            raise FileNotFoundError(_data_home_message(error)) from None
         return _text_pair(pair, name, variant, from_file=False)
     path = Path(name)
     if path.is_file():
         kind = _file_kind(path)
         if kind == "arff":
             _check_no_variant(variant, name)
-            return load_arff(path)
+            return load_arff(path, labels=labels, **_loader_options(load_arff, missing, unlabelled))
+        _check_arff_only(name, labels)
         if kind == "archive":
             variant = variant or "stemmed"
             corpus = load_text_corpus(path, variant=variant)
@@ -191,8 +236,15 @@ def _load(name, data_dir, variant):
     if path.suffix or len(path.parts) > 1:
         raise FileNotFoundError(f"{name}: no such file")
     _check_no_variant(variant, name)
+    if labels is not None:
+        raise ValueError(
+            f"--labels: {name} is a named data set, whose label columns are known; --labels "
+            "N chooses the label columns of an ARFF file given by path"
+        )
     try:
-        return load_dataset(name, data_dir)
+        return load_dataset(name, data_dir, **_loader_options(load_dataset, missing, unlabelled))
+    except FileNotFoundError as error:
+        raise FileNotFoundError(_data_home_message(error)) from None
     except ValueError as error:
         if "unknown data set" not in str(error):
             raise
@@ -203,14 +255,18 @@ def _load(name, data_dir, variant):
         ) from None
 
 
-def load_data(name, *, data_dir=None, part="full", variant=None):
+def load_data(
+    name, *, data_dir=None, part="full", variant=None, missing="error", labels=None,
+    unlabelled=True,
+):  # fmt: skip
     """A :class:`~mlnb.datasets.Dataset` or a :class:`TextData`, by name or path.
 
     ``part``: "full" (train and test together when the source is split), "train" or
     "test"; a source without a provided split is returned whole. ``variant``: the cleaning
-    of a text corpus or file (see the module docstring).
+    of a text corpus or file; ``missing``, ``labels``, ``unlabelled``: ARFF input (see the
+    module docstring).
     """
-    loaded = _load(name, data_dir, variant)
+    loaded = _load(name, data_dir, variant, missing, labels, unlabelled)
     if not isinstance(loaded, TrainTest):
         return loaded
     if part == "full":
@@ -218,9 +274,9 @@ def load_data(name, *, data_dir=None, part="full", variant=None):
     return getattr(loaded, part)
 
 
-def load_train_test(name, *, data_dir=None, variant=None):
+def load_train_test(name, *, data_dir=None, variant=None, missing="error", labels=None):
     """The provided ``(train, test)`` parts of a data set; ValueError if it has none."""
-    loaded = _load(name, data_dir, variant)
+    loaded = _load(name, data_dir, variant, missing, labels)
     if not isinstance(loaded, TrainTest):
         raise ValueError(f"{name} has no provided train/test split; use --cv or --split instead")
     return loaded

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
+import re
+from numbers import Integral, Real
 
 import scipy.sparse as sp
 
@@ -214,4 +217,72 @@ def build(name, X=None, params=None, *, random_state=0):
             f"{name} has no parameter {', '.join(unknown)}; its parameters: "
             f"{', '.join(sorted(estimator.get_params()))}"
         )
-    return estimator.set_params(**settings)
+    estimator.set_params(**settings)
+    check_params(name, estimator, params)
+    return estimator
+
+
+def _nested(estimator, prefix=""):
+    """``(prefix, estimator)`` for ``estimator`` and every estimator among its parameters."""
+    yield prefix, estimator
+    for key, value in estimator.get_params(deep=False).items():
+        if hasattr(value, "get_params") and not isinstance(value, type):
+            yield from _nested(value, f"{prefix}{key}__")
+
+
+def _shown(key, value):
+    return f"-p {key}={value if isinstance(value, str) else repr(value)}"
+
+
+def check_params(name, estimator, given):
+    """Check the parameters against each (nested) estimator's declared types, before fitting.
+
+    Uses scikit-learn's validation of ``_parameter_constraints``; a class without them gets
+    a check of integer and real parameters against its defaults' types. ``given``: the -p
+    settings (their keys as the estimator knows them), named in the message.
+
+    Raises
+    ------
+    ValueError
+        Naming the -p setting, the method and what the parameter expects.
+    """
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    given = dict(given or {})
+    for prefix, part in _nested(estimator):
+        if hasattr(type(part), "_parameter_constraints"):
+            try:
+                part._validate_params()
+            except InvalidParameterError as error:
+                raise ValueError(_message(name, prefix, str(error), given)) from None
+            continue
+        defaults = inspect.signature(type(part)).parameters
+        for key, value in part.get_params(deep=False).items():
+            default = defaults[key].default if key in defaults else None
+            if f"{prefix}{key}" not in given or value is None or isinstance(default, bool):
+                continue
+            if isinstance(default, Integral) and not _is_int(value):
+                expected = "an int"
+            elif isinstance(default, Real) and not (_is_int(value) or isinstance(value, Real)):
+                expected = "a number"
+            else:
+                continue
+            raise ValueError(
+                f"{_shown(f'{prefix}{key}', value)}: {name}'s parameter {key} must be "
+                f"{expected}; got {value!r}"
+            )
+
+
+def _is_int(value):
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _message(name, prefix, text, given):
+    """scikit-learn's InvalidParameterError text, as one line naming the -p setting."""
+    match = re.match(r"The '(\w+)' parameter of \w+ must be (.*)\. Got (.*) instead\.$", text)
+    if match is None:
+        return f"{name}: {text}"
+    key, expected, got = match.groups()
+    full = f"{prefix}{key}"
+    head = _shown(full, given[full]) + ": " if full in given else ""
+    return f"{head}{name}'s parameter {key} must be {expected}; got {got}"

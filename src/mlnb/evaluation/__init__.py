@@ -8,7 +8,8 @@
 - :func:`compare`: average ranks, Friedman and Iman-Davenport tests, Nemenyi post-hoc test
   and critical difference, Wilcoxon signed-rank and paired t-tests with Holm's correction
   (Demsar 2006); tables as Markdown, LaTeX and CSV; critical-difference diagram and radar
-  plot as PNG and SVG.
+  plot as PNG and SVG; :func:`format_report`, the comparison as text or Markdown a person
+  can read, with :func:`criterion_label`, the one display name of each criterion.
 
 Only numpy, scipy and scikit-learn are needed to import this package; ``compare`` and
 iterative stratification need ``mlnb[stats]``, the plots ``mlnb[plot]``.
@@ -16,6 +17,7 @@ iterative stratification need ``mlnb[stats]``, the plots ``mlnb[plot]``.
 
 from ._cross_validation import CVResult, DegeneratePredictionWarning, cross_validate
 from ._plots import plot_critical_difference, plot_radar
+from ._report import criterion_label, format_report, wilcoxon_can_reject
 from ._statistics import Comparison, CriterionComparison, compare
 from ._tables import format_table
 
@@ -25,8 +27,11 @@ __all__ = [
     "CriterionComparison",
     "DegeneratePredictionWarning",
     "compare",
+    "criterion_label",
     "cross_validate",
+    "format_report",
     "format_table",
     "plot_critical_difference",
     "plot_radar",
+    "wilcoxon_can_reject",
 ]

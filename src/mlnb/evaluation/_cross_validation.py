@@ -296,6 +296,7 @@ def cross_validate(
     stratify=None,
     n_jobs=None,
     return_predictions=False,
+    progress=None,
 ):
     """Cross-validate ``estimator`` on ``(X, Y)``: per-fold criteria, T_train and T_test.
 
@@ -331,6 +332,8 @@ def cross_validate(
         Folds run in parallel with joblib; timings then include contention between folds.
     return_predictions : bool, default=False
         Keep every fold's predictions in the result.
+    progress : callable, default=None
+        Called as ``progress(done, n_folds)`` after each fold (a progress display).
 
     Returns
     -------
@@ -362,10 +365,15 @@ def cross_validate(
     if _n_samples(Y) != n:
         raise ValueError(f"X and Y must have the same number of rows, got {n} and {_n_samples(Y)}.")
     splits = split_indices(cv, n, Y, stratify=stratify, random_state=random_state)
-    results = Parallel(n_jobs=n_jobs)(
+    runs = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_fit_and_score)(clone(estimator), X, Y, train, test, metrics, return_predictions)
         for train, test in splits
     )
+    results = []
+    for result in runs:
+        results.append(result)
+        if progress is not None:
+            progress(len(results), len(splits))
     scores = {name: np.array([r[0][name] for r in results]) for name in metrics}
     if multilabel:
         message = _degenerate_message(estimator, [r[4] for r in results])

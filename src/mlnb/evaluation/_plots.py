@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..metrics import METRICS
 from ._optional import require
+from ._report import criterion_label
 
 __all__ = ["plot_critical_difference", "plot_radar"]
 
@@ -102,6 +102,12 @@ def plot_critical_difference(result, path, *, formats=("png", "svg"), title=None
         label_fmt_right="({rank:.2f}) {label}",
         color_palette=palette,
     )
+    # a gap of 4 points between each leader line's end and its label
+    from matplotlib.transforms import ScaledTranslation
+
+    for text in ax.texts:
+        shift = {"right": -4 / 72, "left": 4 / 72}.get(text.get_horizontalalignment(), 0.0)
+        text.set_transform(text.get_transform() + ScaledTranslation(shift, 0, fig.dpi_scale_trans))
     # The CD bar is drawn here rather than by scikit-posthocs' ``cd=``: that one sits
     # half a unit above the axis, on top of the rank tick labels, and prints CD to two
     # significant digits.  Like Demsar's figures, the axis spans ranks 1..k and the bar
@@ -118,9 +124,8 @@ def plot_critical_difference(result, path, *, formats=("png", "svg"), title=None
     ax.set_ylim(bottom, 2.6)
     fig.set_size_inches(7.0, 0.28 * (2.6 - bottom) + 0.5)
     if title is None:
-        name = METRICS[result.name].label if result.name in METRICS else result.name
-        title = f"{name}: average ranks, Nemenyi test (alpha = {result.alpha:g}, "
-        title += f"N = {result.n_datasets})"
+        title = f"{criterion_label(result.name)}: average ranks, Nemenyi test "
+        title += f"(alpha = {result.alpha:g}, N = {result.n_datasets})"
     ax.set_title(title, fontsize=10)
     return _save(fig, path, formats)
 
@@ -175,7 +180,7 @@ def plot_radar(comparison, path, *, formats=("png", "svg"), show_cd=True, title=
                 zorder=5,
             )
     ax.set_xticks(angles)
-    labels = [METRICS[c.name].label if c.name in METRICS else c.name for c in criteria]
+    labels = [criterion_label(c.name) for c in criteria]
     ax.set_xticklabels(labels, fontsize=8)
     ax.set_ylim(0, len(methods) + 0.2)
     ax.set_yticks(np.arange(1, len(methods) + 1))
