@@ -306,10 +306,9 @@ def test_dynamic_chains_criteria_are_the_eleven_losses():
     assert list(M.get_metrics("dynamic_chains")) == list(names)
 
 
-def test_seed003_is_a_silent_alias_of_dynamic_chains(recwarn):
-    assert M.METRIC_SETS["seed003"] == M.METRIC_SETS["dynamic_chains"]
-    assert list(M.get_metrics("seed003")) == list(M.METRIC_SETS["dynamic_chains"])
-    assert not recwarn.list
+def test_an_unknown_set_name_lists_the_known_sets():
+    with pytest.raises(ValueError, match=r"unknown name 'bogus'; known sets \['dynamic_chains'"):
+        M.get_metrics("bogus")
 
 
 def test_registry_values_match_the_functions():

@@ -343,7 +343,7 @@ stratify_option = click.option(
 )
 
 
-# Names of the criteria sets shown in help and errors (the deprecated alias left out).
+# Names of the multi-label criteria sets shown in help and errors.
 METRIC_SET_NAMES = ("dynamic_chains", "naibx", "ranking")
 
 

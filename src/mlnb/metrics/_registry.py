@@ -18,9 +18,6 @@ single-label class vectors).
   ranking loss, label ranking average precision (scikit-learn's names), one-error
   (Schapire and Singer 2000), macro and micro ROC AUC and average precision, and log
   loss (the last needs probabilities).
-
-``"seed003"`` is a deprecated alias of ``"dynamic_chains"``, kept (without a warning) so
-that existing scripts and result files keep working; new code should use the new name.
 """
 
 from __future__ import annotations
@@ -178,10 +175,6 @@ METRIC_SETS: dict[str, tuple[str, ...]] = {
     ),
 }
 
-# Deprecated set names, kept as keys of METRIC_SETS so that old code still works.
-_ALIASES = {"seed003": "dynamic_chains"}
-METRIC_SETS.update({old: METRIC_SETS[new] for old, new in _ALIASES.items()})
-
 
 def get_metrics(names, *, task=None):
     """Resolve metric names or set names to an ordered ``{name: Metric}`` dict.
@@ -189,8 +182,7 @@ def get_metrics(names, *, task=None):
     Parameters
     ----------
     names : str or iterable of str
-        Metric names of ``METRICS`` and/or set names of ``METRIC_SETS`` (the deprecated
-        alias ``"seed003"`` gives ``"dynamic_chains"``).
+        Metric names of ``METRICS`` and/or set names of ``METRIC_SETS``.
     task : {"multilabel", "multilabel_scores", "single_label"}, default=None
         If given, every metric must score this target type (see :attr:`Metric.task`).
 
@@ -211,7 +203,7 @@ def get_metrics(names, *, task=None):
         else:
             raise ValueError(
                 f"metrics: unknown name {name!r}; known sets "
-                f"{sorted(set(METRIC_SETS) - set(_ALIASES))}, "
+                f"{sorted(METRIC_SETS)}, "
                 f"known metrics {sorted(METRICS)}."
             )
     if not out:

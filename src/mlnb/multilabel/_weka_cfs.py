@@ -1,8 +1,8 @@
 """Weka's correlation-based feature selection (CfsSubsetEval), for every label.
 
-Seed 003 selects features per label with Weka's CfsSubsetEval (Hall 1999). Beside the merit
-of :mod:`._feature_selection` (``sum r_cf / sqrt(k + 2 sum r_fg)``), Weka differs from the
-Pearson version there in three ways, all reproduced here:
+Trajdos and Kurzynski (2017) select features per label with Weka's CfsSubsetEval (Hall
+1999). Beside the merit of :mod:`._feature_selection` (``sum r_cf / sqrt(k + 2 sum r_fg)``),
+Weka differs from the Pearson version there in three ways, all reproduced here:
 
 1. Association is symmetrical uncertainty between discrete variables,
    ``SU(A, B) = 2 (H(A) + H(B) - H(A, B)) / (H(A) + H(B))`` (entropies in bits, 0 when

@@ -1,7 +1,7 @@
 """Dynamic classifier chains: the label order is chosen per instance at prediction time.
 
-Seed 003 (dynamic_classifier_chains), sections 2.2 and 2.4. The Naive Bayes chain needs
-only per-label and pairwise label statistics, so any order costs a prediction, not a fit
+Trajdos and Kurzynski (2017), sections 2.2 and 2.4. The Naive Bayes chain needs only
+per-label and pairwise label statistics, so any order costs a prediction, not a fit
 (Algorithms 1-2). The order of an instance x puts first the labels that binary relevance
 predicts best near x: local F1 on a validation part V of the training set (t = 0.6 / 0.4),
 :func:`~._orders.local_f1_orders`. beta is chosen in {1, ..., 10} by 3-fold
