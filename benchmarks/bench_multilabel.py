@@ -127,6 +127,8 @@ import scipy
 import scipy.sparse as sp
 import sklearn
 
+from _machine import cpu_name
+
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "benchmarks.md"
 START, END = "<!-- bench_multilabel:start -->", "<!-- bench_multilabel:end -->"
@@ -683,12 +685,7 @@ def machine_info():
     """Machine, library versions and BLAS, for the report."""
     from threadpoolctl import threadpool_info
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-        cpu = re.search(r"model name\s*:\s*(.+)", text).group(1).strip()
-    except (OSError, AttributeError):
-        pass
+    cpu = cpu_name()
     try:
         memory = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
         memory = f"{memory / 2**20:.0f} GiB"

@@ -92,6 +92,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 import mlnb
+from _machine import cpu_name
 from mlnb.datasets import TrainTest, list_datasets, load_dataset
 from mlnb.metrics import f1_score, label_ranking_loss
 from mlnb.thresholds import is_additive, label_scores
@@ -546,12 +547,7 @@ def one_line(r):
 
 
 def machine_info():
-    cpu = platform.processor() or platform.machine()
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-        cpu = re.search(r"model name\s*:\s*(.+)", text).group(1).strip()
-    except (OSError, AttributeError):
-        pass
+    cpu = cpu_name()
     versions = {
         "python": platform.python_version(),
         "numpy": np.__version__,
