@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.datasets import make_classification, make_multilabel_classification
+from sklearn.datasets import make_classification
 from sklearn.model_selection import KFold, cross_val_predict, cross_val_score
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.multioutput import MultiOutputClassifier
@@ -13,14 +13,6 @@ from sklearn.naive_bayes import BernoulliNB, GaussianNB
 
 from mlnb import metrics as M
 from mlnb.evaluation import CVResult, cross_validate
-
-
-@pytest.fixture(scope="module")
-def multilabel():
-    X, Y = make_multilabel_classification(
-        n_samples=150, n_features=8, n_classes=6, n_labels=2, random_state=0
-    )
-    return X, Y
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
-from sklearn.datasets import make_multilabel_classification
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.multioutput import MultiOutputClassifier
 from sklearn.naive_bayes import GaussianNB
@@ -20,11 +19,8 @@ from mlnb.thresholds import label_scores
 
 
 @pytest.fixture(scope="module")
-def data():
-    X, Y = make_multilabel_classification(
-        n_samples=150, n_features=8, n_classes=6, n_labels=2, random_state=0
-    )
-    return X, Y
+def data(multilabel):
+    return multilabel
 
 
 @pytest.fixture(scope="module")
