@@ -145,6 +145,11 @@ def test_marginal_inference_predicts_where_the_marginal_exceeds_one_half():
     np.testing.assert_allclose(chain.decision_function(X), np.log(proba / (1 - proba)), atol=1e-6)
     joint = chain.predict_joint_log_proba(X)
     assert np.all(joint <= 0) and np.all(np.isfinite(joint))
+    labels, expected_joint = chain.predict(X), np.full(len(X), np.nan)
+    for v, log_p in every_vector(base, weight, absent, chain.order_):
+        same = np.all(labels == v, axis=1)
+        expected_joint[same] = log_p[same]
+    np.testing.assert_allclose(joint, expected_joint, rtol=1e-10)
     many = np.hstack([Y, Y, Y[:, :2]])  # 14 labels: sampled, seeded by random_state
     first = ClassifierChain(inference="marginal", n_draws=20, random_state=3).fit(X, many)
     again = ClassifierChain(inference="marginal", n_draws=20, random_state=3).fit(X, many)

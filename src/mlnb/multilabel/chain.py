@@ -255,13 +255,15 @@ class ClassifierChain(AdditiveLabelNB):
     def predict_joint_log_proba(self, X, order=None):
         """Log of the chain's joint probability of the predicted label vector (NB path)."""
         check_nb_path(self, "the joint probability")
-        labels, log_odds = self._search(X, order)
-        if self.inference == "marginal":
-            weight, absent = self._label_pairs
-            order = self.order_ if order is None else resolve_order(order, self.n_labels_)
-            base = self._independent_log_odds(X)
-            log_odds = conditional_log_odds(base, weight, absent, order, labels)
-        return joint_log_proba(labels, log_odds)
+        if self.inference != "marginal":
+            return joint_log_proba(*self._search(X, order))
+        # the marginal search scores labels by their marginals: the joint needs the
+        # conditional log-odds along the predicted vector, from the same base
+        order = self.order_ if order is None else resolve_order(order, self.n_labels_)
+        base = self._independent_log_odds(X)
+        labels = self._search_terms(base, order)[0]
+        weight, absent = self._label_pairs
+        return joint_log_proba(labels, conditional_log_odds(base, weight, absent, order, labels))
 
     def _generic_search(self, X):
         check_is_fitted(self, "estimators_")
