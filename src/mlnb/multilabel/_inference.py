@@ -322,6 +322,8 @@ def _enumerated_marginals(base, weight, absent, order, *, budget):
     for s0 in range(0, n_samples, rows_per_chunk):
         rows = slice(s0, s0 + rows_per_chunk)
         log_joint = _log_sigmoid(sign[None] * (base[rows, None, :] + chain_terms[None])).sum(2)
+        # a loop over at most 10 labels: measured 2.5x faster (2000 rows, L = 10) than
+        # one log-sum-exp of the masked (rows, vectors, labels) array
         for k in range(n_labels):
             marginal[rows, k] = logsumexp(log_joint[:, ones[k]], axis=1) - logsumexp(
                 log_joint[:, ~ones[k]], axis=1
