@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.special import expit
 from sklearn.exceptions import NotFittedError
 
 from mlnb import (
@@ -57,6 +58,46 @@ def test_members_vote_and_the_mean_is_thresholded_at_one_half():
     chains = [ClassifierChain(order=order).fit(X, Y).predict(X) for order in model.orders_]
     np.testing.assert_allclose(model.predict_proba(X), np.mean(chains, axis=0))
     np.testing.assert_array_equal(model.predict(X), (np.mean(chains, axis=0) > 0.5).astype(int))
+
+
+@pytest.mark.parametrize("base", ["nb", "knn"])
+@pytest.mark.parametrize("order", ["random", "local_f1"])
+def test_soft_voting_averages_the_members_probabilities(base, order):
+    X, Y = continuous_labels(6, n=240)
+    settings = {"n_chains": 3, "base": base, "order": order, "beta": 2.0, "random_state": 0}
+    soft = DynamicChainEnsemble(voting="soft", **settings).fit(X[:160], Y[:160])
+    hard = DynamicChainEnsemble(**settings).fit(X[:160], Y[:160])
+    for a, b in zip(soft.feature_masks_, hard.feature_masks_, strict=True):
+        np.testing.assert_array_equal(a, b)  # voting does not change the fit
+    # each member alone: its probabilities are the logistic of its label scores
+    members = members_of(soft)
+    inputs = members.inputs(soft._validate_X(X[160:], reset=False))
+    probabilities = [
+        expit(members.member_scores(inputs, k, members.orders(inputs, k, [2.0]))[0])
+        for k in range(3)
+    ]
+    expected = np.mean(probabilities, axis=0)
+    np.testing.assert_allclose(soft.predict_proba(X[160:]), expected)
+    np.testing.assert_array_equal(soft.predict(X[160:]), (expected > 0.5).astype(int))
+    # the hard vote is the share of members whose probability is above 0.5
+    shares = np.mean([p > 0.5 for p in probabilities], axis=0)
+    np.testing.assert_allclose(hard.predict_proba(X[160:]), shares)
+    assert len(np.unique(expected)) > len(np.unique(shares))
+
+
+def test_soft_voting_in_given_orders_and_in_the_beta_search():
+    X, Y = continuous_labels(7, n=240)
+    settings = {"n_chains": 3, "random_state": 0}
+    fixed = DynamicChainEnsemble(order=None, voting="soft", **settings).fit(X, Y)
+    orders = [np.arange(5), np.arange(5)[::-1]]
+    labels = fixed.predict_in_orders(X, orders)
+    np.testing.assert_array_equal(labels[0], fixed.predict(X))
+    refitted = DynamicChainEnsemble(order=orders[1], voting="soft", **settings).fit(X, Y)
+    np.testing.assert_array_equal(labels[1], refitted.predict(X))
+    auto = DynamicChainEnsemble(voting="soft", **settings).fit(X, Y)
+    assert auto.beta_ in range(1, 11)
+    with pytest.raises(ValueError, match="voting"):
+        DynamicChainEnsemble(voting="mean").fit(X, Y)
 
 
 # ---- undersampling ----------------------------------------------------------------------

@@ -4,6 +4,7 @@ import hashlib
 
 import numpy as np
 import pytest
+from scipy.special import expit
 from sklearn.utils import check_random_state
 
 from mlnb import ClassifierChain, DynamicChainEnsemble, KNNChain
@@ -295,6 +296,32 @@ def test_soft_scores_are_the_mean_chain_scores_of_the_voting_orders(base, plain)
     np.testing.assert_array_equal((single.decision_function(X) > 0), single.predict(X) == 1)
     # finer than the vote fractions: more distinct values
     assert len(np.unique(scores)) > len(np.unique(oocc.predict_proba(X)))
+
+
+@pytest.mark.parametrize("base", ["nb", "knn"])
+@pytest.mark.parametrize("plain", [True, False])
+def test_soft_voting_averages_the_chains_probabilities(base, plain):
+    X, Y = dependent_labels(6)
+    options = {"base": base, "random_state": 0, **(PLAIN if plain else {})}
+    settings = {"n_chains": 3, "n_generations": 2, **options}
+    genetic = GeneticChainEnsemble(voting="soft", **settings).fit(X, Y)
+    hard = GeneticChainEnsemble(**settings).fit(X, Y)
+    np.testing.assert_array_equal(genetic.orders_, hard.orders_)  # the same search
+    in_orders = genetic.chain_.decision_function_in_orders(X, genetic.orders_)
+    expected = expit(np.clip(in_orders, -745, 745)).mean(axis=0)
+    np.testing.assert_allclose(genetic.predict_proba(X), expected)
+    np.testing.assert_array_equal(genetic.predict(X), (expected > 0.5).astype(int))
+    np.testing.assert_allclose(hard.predict_proba(X), (expit(in_orders) > 0.5).mean(axis=0))
+    oocc = OOCC(n_orders=4, n_neighbors=3, voting="soft", **options).fit(X, Y)
+    _, chosen = oocc._chosen_orders(X)
+    per_order = expit(np.clip(oocc.chain_.decision_function_in_orders(X, oocc.orders_), -745, 745))
+    expected = per_order[chosen, np.arange(len(X))[:, None]].mean(axis=1)
+    np.testing.assert_allclose(oocc.predict_proba(X), expected)
+    np.testing.assert_array_equal(oocc.predict(X), (expected > 0.5).astype(int))
+    hard = OOCC(n_orders=4, n_neighbors=3, **options).fit(X, Y)
+    assert len(np.unique(oocc.predict_proba(X))) > len(np.unique(hard.predict_proba(X)))
+    with pytest.raises(ValueError, match="voting"):
+        OOCC(voting="mean").fit(X, Y)
 
 
 def test_chain_scores_in_orders_are_its_scores_in_each_order():

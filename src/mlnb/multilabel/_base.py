@@ -81,6 +81,9 @@ NB_CONSTRAINTS = {
 
 #: A count of at least 1 (members, neighbours, subsets); bool is refused.
 COUNT = Integers(1, None, closed="left")
+#: How an ensemble combines its members: "hard", the mean of their 0/1 labels (Trajdos and
+#: Kurzynski, eq. 22); "soft", the mean of their probabilities.
+VOTING = StrOptions({"hard", "soft"})
 #: A share of the rows in [0, 1] (the estimators check the open ends they need).
 SHARE = Interval(Real, 0, 1, closed="both")
 #: Declarative checks of the dynamic chains' preprocessing (Trajdos and Kurzynski, 2.5).

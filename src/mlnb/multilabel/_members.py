@@ -14,6 +14,7 @@ whenever it is needed. While the ensemble fits, its view also holds the training
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import expit
 
 from ..events.auto import is_rule
 from ..missing import has_missing, prepare_rows
@@ -63,13 +64,18 @@ class _Members:
             betas,
         )[0]
 
-    def votes(self, X, betas):
-        """Mean of the members' 0/1 labels in their own orders, (n_sets, n, L), X validated."""
+    def votes(self, X, betas, *, soft=False):
+        """Mean of the members' 0/1 labels (``soft``: of their probabilities, the logistic
+        of :meth:`member_scores`) in their own orders, (n_sets, n, L), X validated."""
         inputs = self.inputs(X)
         n_sets = len(betas) if is_local_f1(self.ensemble.order) else 1
         votes = np.zeros((n_sets, X.shape[0], self.ensemble.n_labels_))
         for member in range(self.n_members):
-            votes += self.labels(inputs, member, self.orders(inputs, member, betas))
+            orders = self.orders(inputs, member, betas)
+            if soft:
+                votes += expit(self.member_scores(inputs, member, orders))
+            else:
+                votes += self.labels(inputs, member, orders)
         return votes / self.n_members
 
     def scores(self, X, beta):
@@ -95,15 +101,18 @@ class _Members:
             total += self.member_scores(inputs, member, orders)
         return total / self.n_members
 
-    def labels_in_orders(self, X, orders, member=None):
-        """0/1 labels of one member (or the members' majority) in each fixed order."""
+    def labels_in_orders(self, X, orders, member=None, *, soft=False):
+        """0/1 labels of one member (or the members' hard or ``soft`` vote) in each order."""
         inputs = self.inputs(X)
         orders = np.asarray(orders)
         if member is not None:
             return self.labels(inputs, member, orders).astype(int)
         votes = np.zeros((len(orders), X.shape[0], self.ensemble.n_labels_))
         for k in range(self.n_members):
-            votes += self.labels(inputs, k, orders)
+            if soft:
+                votes += expit(self.member_scores(inputs, k, orders))
+            else:
+                votes += self.labels(inputs, k, orders)
         return (votes / self.n_members > 0.5).astype(int)
 
 

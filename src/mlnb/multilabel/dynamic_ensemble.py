@@ -39,7 +39,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ._base import COUNT, NB_CONSTRAINTS, PREPROCESSING_CONSTRAINTS, MultiLabelNB
+from ._base import COUNT, NB_CONSTRAINTS, PREPROCESSING_CONSTRAINTS, VOTING, MultiLabelNB
 from ._feature_selection import cfs_masks
 from ._labels import binary_classes, check_label_matrix, resolve_order
 from ._members import members_of
@@ -125,6 +125,11 @@ class DynamicChainEnsemble(MultiLabelNB):
         Share of a member's rows kept as its validation set (t = 0.6); "local_f1" only.
     scale : bool, default=True
         Distances on features divided by their standard deviation in the member's rows.
+    voting : {"hard", "soft"}, default="hard"
+        "hard": :meth:`predict_proba` is the share of members predicting each label (eq.
+        22); "soft": the mean of their probabilities (the logistic of each member's label
+        score, as in :meth:`decision_function`), which ranks finely. ``predict`` thresholds
+        it at 0.5, and ``beta="auto"`` searches with the same vote.
     prior_alpha, label_alpha : float
         As :class:`ClassifierChain`.
     random_state : int, RandomState or None, default=None
@@ -166,6 +171,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         beta="auto",
         validation_fraction=0.4,
         scale=True,
+        voting="hard",
         prior_alpha=0.0,
         label_alpha=1.0,
         random_state=None,
@@ -183,6 +189,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         self.beta = beta
         self.validation_fraction = validation_fraction
         self.scale = scale
+        self.voting = voting
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
         self.random_state = random_state
@@ -197,6 +204,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         "sample_fraction": [Interval(Real, 0, 1, closed="right")],
         "beta": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "scale": ["boolean"],
+        "voting": [VOTING],
     }
 
     def _dynamic(self):
@@ -303,7 +311,7 @@ class DynamicChainEnsemble(MultiLabelNB):
             inner = clone(self).set_params(**settings, **members.fold_settings())
             fold_weight = None if sample_weight is None else weight[train]
             inner.fit(X[train], Y[train], sample_weight=fold_weight)
-            votes = members_of(inner).votes(X[test], BETAS)  # every width at once
+            votes = members_of(inner).votes(X[test], BETAS, soft=self._soft())  # every width
             return [(vote > 0.5).astype(int) for vote in votes]
 
         return search_beta(fold_labels, X, Y, rng, average="macro")
@@ -331,8 +339,9 @@ class DynamicChainEnsemble(MultiLabelNB):
         orders : sequence of array-like of shape (n_labels,)
             Label orders (permutations of 0..n_labels-1), each used for every row.
         member : int or None, default=None
-            The member whose chain predicts; None: the members' majority vote
-            (``[mean_k h_k(x) > 0.5]``), every member in the same order.
+            The member whose chain predicts; None: the members' vote (``[mean_k h_k(x) >
+            0.5]``, of labels or, ``voting="soft"``, of probabilities), every member in the
+            same order.
 
         Returns
         -------
@@ -361,7 +370,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         ):
             raise ValueError(f"member must be None or in 0..{n_members - 1}; got {member!r}")
         orders = resolve_orders(orders, self.n_labels_)
-        return members_of(self).labels_in_orders(X, orders, member)
+        return members_of(self).labels_in_orders(X, orders, member, soft=self._soft())
 
     def decision_function_in_orders(self, X, orders):
         """:meth:`decision_function` with every member in each of the given orders.
@@ -373,11 +382,15 @@ class DynamicChainEnsemble(MultiLabelNB):
         X = self._validate_X(X, reset=False)
         return members_of(self).scores_in_orders(X, resolve_orders(orders, self.n_labels_))
 
+    def _soft(self):
+        return self.voting == "soft"
+
     def predict_proba(self, X):
-        """Share of the members predicting each label, shape (n_samples, n_labels)."""
+        """The members' vote for each label, shape (n_samples, n_labels): the share
+        predicting it ("hard" voting) or their mean probability ("soft")."""
         check_is_fitted(self, "feature_masks_")
         X = self._validate_X(X, reset=False)
-        return members_of(self).votes(X, [self.beta_])[0]
+        return members_of(self).votes(X, [self.beta_], soft=self._soft())[0]
 
     def decision_function(self, X):
         """Soft label scores for ranking and thresholding, (n_samples, n_labels): the mean

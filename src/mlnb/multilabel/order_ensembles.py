@@ -32,6 +32,7 @@ from numbers import Real
 from typing import ClassVar
 
 import numpy as np
+from scipy.special import expit
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -44,6 +45,7 @@ from ._base import (
     LOG_ODDS_BOUND,
     NB_CONSTRAINTS,
     PREPROCESSING_CONSTRAINTS,
+    VOTING,
     MultiLabelEstimator,
 )
 from ._labels import binary_classes, check_label_matrix
@@ -74,6 +76,7 @@ class _ValidatedOrders(MultiLabelEstimator):
         **NB_CONSTRAINTS,
         **PREPROCESSING_CONSTRAINTS,
         "chain_neighbors": [StrOptions({"auto"}), COUNT],
+        "voting": [VOTING],
     }
 
     def _split_and_fit(self, X, y):
@@ -147,6 +150,13 @@ class _ValidatedOrders(MultiLabelEstimator):
         scores = self.chain_.decision_function_in_orders(X, orders)
         return np.clip(scores, -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
 
+    def _votes_in_orders(self, X, orders):
+        """What the orders' chains vote in each order, (len(orders), n, L): their 0/1
+        labels ("hard" voting) or probabilities ("soft", the logistic of their scores)."""
+        if self.voting == "soft":
+            return expit(self._scores_in_orders(X, orders))
+        return self._predict_orders(X, orders)
+
 
 class OOCC(_ValidatedOrders):
     """Online-optimised classifier chains (da Silva et al. 2014) with an order-free chain.
@@ -174,6 +184,11 @@ class OOCC(_ValidatedOrders):
     max_features : int, default=300
         At most this many features per label, as :class:`DynamicChainEnsemble`.
     validation_fraction : float, default=0.4
+    voting : {"hard", "soft"}, default="hard"
+        How the recorded orders' chains are combined in :meth:`predict_proba` (and
+        ``predict``, its 0.5 cut): "hard", the share of them predicting each label; "soft",
+        the mean of their probabilities. The orders are chosen on 0/1 predictions either
+        way.
     random_state : int, RandomState or None, default=None
     missing : {"error", "ignore"}, default="error"
         ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
@@ -210,6 +225,7 @@ class OOCC(_ValidatedOrders):
         feature_selection="cfs",
         max_features=300,
         validation_fraction=0.4,
+        voting="hard",
         random_state=None,
         missing="error",
     ):
@@ -224,6 +240,7 @@ class OOCC(_ValidatedOrders):
         self.feature_selection = feature_selection
         self.max_features = max_features
         self.validation_fraction = validation_fraction
+        self.voting = voting
         self.random_state = random_state
         self.missing = missing
 
@@ -247,10 +264,11 @@ class OOCC(_ValidatedOrders):
         return self
 
     def predict_proba(self, X):
-        """Mean vote of the orders recorded by the nearest validation instances."""
+        """Mean vote of the orders recorded by the nearest validation instances: the
+        share of them predicting each label ("hard"), or their mean probability ("soft")."""
         X, chosen = self._chosen_orders(X)
-        predictions = self._predict_orders(X, self.orders_)  # (P, n, L)
-        return predictions[chosen, np.arange(X.shape[0])[:, None]].mean(axis=1)
+        votes = self._votes_in_orders(X, self.orders_)  # (P, n, L)
+        return votes[chosen, np.arange(X.shape[0])[:, None]].mean(axis=1)
 
     def decision_function(self, X):
         """Soft label scores for ranking and thresholding, (n_samples, n_labels).
@@ -274,7 +292,7 @@ class OOCC(_ValidatedOrders):
         return X, self.best_order_[nearest_points(distances, self.n_neighbors)]
 
     def predict(self, X):
-        """``[mean vote > 0.5]`` per label."""
+        """``[mean vote > 0.5]`` per label (the vote of :meth:`predict_proba`)."""
         return (self.predict_proba(X) > 0.5).astype(int)
 
 
@@ -313,7 +331,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         :class:`KNNChain` (no preprocessing).
     max_features : int, default=300
         At most this many features per label, as :class:`DynamicChainEnsemble`.
-    validation_fraction, random_state : as :class:`OOCC`.
+    validation_fraction, voting, random_state : as :class:`OOCC`.
     missing : {"error", "ignore"}, default="error"
         ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
         a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
@@ -350,6 +368,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         feature_selection="cfs",
         max_features=300,
         validation_fraction=0.4,
+        voting="hard",
         random_state=None,
         missing="error",
     ):
@@ -365,6 +384,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         self.feature_selection = feature_selection
         self.max_features = max_features
         self.validation_fraction = validation_fraction
+        self.voting = voting
         self.random_state = random_state
         self.missing = missing
 
@@ -413,10 +433,10 @@ class GeneticChainEnsemble(_ValidatedOrders):
         return self
 
     def predict_proba(self, X):
-        """Mean 0/1 vote of the K chains."""
+        """Mean vote of the K chains: of their 0/1 labels ("hard") or probabilities ("soft")."""
         check_is_fitted(self, "orders_")
         X = validate_rows(self, X, reset=False, missing=self.missing)
-        return self._predict_orders(X, self.orders_).mean(axis=0)
+        return self._votes_in_orders(X, self.orders_).mean(axis=0)
 
     def decision_function(self, X):
         """Soft label scores for ranking and thresholding, (n_samples, n_labels): the mean
