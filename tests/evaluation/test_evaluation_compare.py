@@ -2,6 +2,7 @@
 
 import csv
 import io
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -77,6 +78,19 @@ def test_degenerate_inputs_are_defined():
     assert res.iman_davenport_statistic == np.inf and res.iman_davenport_pvalue == 0.0
     assert (np.abs(res.ttest["statistic"]) == np.inf).all()
     assert not res.ttest.isna().any().any() and not res.wilcoxon.isna().any().any()
+
+
+def test_differences_equal_up_to_rounding_are_constant_without_a_warning():
+    base = np.array([0.1, 0.7, 0.3, 0.9, 0.55])
+    frame = pd.DataFrame([base, base + 0.1, base], index=METHODS)
+    assert np.ptp(frame.iloc[1] - frame.iloc[0]) > 0  # rounding: not exactly equal
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = compare(frame)["score"]
+    first = res.ttest.set_index(["method_a", "method_b"]).loc[(METHODS[0], METHODS[1])]
+    assert np.abs(first["statistic"]) == np.inf and first["pvalue"] == 0.0
+    same = res.ttest.set_index(["method_a", "method_b"]).loc[(METHODS[0], METHODS[2])]
+    assert same["statistic"] == 0.0 and same["pvalue"] == 1.0
 
 
 def test_two_methods():
