@@ -18,7 +18,7 @@ from mlnb.decision_rules import (
     make_rule,
 )
 from mlnb.events import Bernoulli, Multinomial
-from mlnb.thresholds import event_grid, label_scores, scoring_function
+from mlnb.thresholds import OWN_RULE, event_grid, label_scores, scoring_function
 
 SCORES = np.array(
     [
@@ -121,10 +121,67 @@ def test_tuned_rule_beats_the_half_rule_out_of_fold():
 
     half = BinaryRelevance(events="multinomial").fit(X, Y).predict(X_test)
     tuned = TunedThresholdsCV(BinaryRelevance(events="multinomial")).fit(X, Y)
-    assert set(tuned.cv_results_["strategy"]) == {*RULES}
+    assert set(tuned.cv_results_["strategy"]) == {*RULES, OWN_RULE}
+    assert tuned.best_strategy_ != OWN_RULE  # the rules gain clearly here
     assert f1_score(Y_test, tuned.predict(X_test), average="micro") > f1_score(
         Y_test, half, average="micro"
     )
+
+
+class _OwnPredictKnowsBest:
+    """predict reads the labels hidden in X's first columns; its scores are noise."""
+
+    def fit(self, X, Y):
+        self.n_labels = np.shape(Y)[1]
+        return self
+
+    def predict(self, X):
+        return np.asarray(X)[:, : self.n_labels].astype(int)
+
+    def decision_function(self, X):
+        return np.asarray(X)[:, self.n_labels : 2 * self.n_labels]
+
+    def get_params(self, deep=True):
+        return {}
+
+
+def test_auto_keeps_the_estimators_own_predict_when_no_rule_beats_it():
+    rng = np.random.default_rng(0)
+    Y = (rng.random((150, 4)) < 0.3).astype(int)
+    X = np.hstack([Y, rng.normal(size=Y.shape)])
+    tuned = TunedThresholdsCV(_OwnPredictKnowsBest(), cv=3).fit(X, Y)
+    assert tuned.best_strategy_ == OWN_RULE and tuned.rule_ is None
+    assert tuned.cv_results_["strategy"][-1] == OWN_RULE
+    assert tuned.cv_results_["score"][-1] == 1.0
+    np.testing.assert_array_equal(tuned.predict(X), Y)
+    # a named rule is that rule, whatever the estimator's own predict does
+    pcut = TunedThresholdsCV(_OwnPredictKnowsBest(), strategy="pcut", cv=3).fit(X, Y)
+    assert pcut.best_strategy_ == "pcut" and OWN_RULE not in pcut.cv_results_["strategy"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_rule_replaces_the_own_predict_only_if_it_gains_one_standard_error(seed):
+    """The choice against the folds' gains, recomputed from the out-of-fold results."""
+    X, Y = data(n=90, seed=seed)
+    model = NaiBX(events="multinomial")  # its own predict is a size cascade, not a cut
+    tuned = TunedThresholdsCV(model, cv=3, random_state=seed).fit(X, Y)
+    folds = tuned._folds(len(Y))
+    own = np.empty(Y.shape, dtype=int)
+    for test in folds:
+        train = np.setdiff1d(np.arange(len(Y)), test)
+        own[test] = clone(model).fit(X[train], Y[train]).predict(X[test])
+    score = scoring_function("f1_micro")
+    np.testing.assert_allclose(tuned.cv_results_["score"][-1], score(Y, own))
+    rules = tuned.cv_results_["score"][:-1]
+    best = int(np.argmax(rules))
+    rule = clone(make_rule(tuned.cv_results_["strategy"][best]))
+    oof = tuned.out_of_fold_scores(X, Y)
+    predicted = rule.fit(oof, Y).predict(oof)
+    gains = [score(Y[t], predicted[t]) - score(Y[t], own[t]) for t in folds]
+    replaced = np.mean(gains) > np.std(gains, ddof=1) / np.sqrt(len(folds))
+    assert (tuned.best_strategy_ != OWN_RULE) == replaced
+    if not replaced:
+        np.testing.assert_array_equal(tuned.predict(X), clone(model).fit(X, Y).predict(X))
 
 
 def test_other_estimators_are_refitted_per_fold():
@@ -187,7 +244,7 @@ def test_a_grid_shares_statistics_and_refits_from_the_total(monkeypatch):
     tuned = TunedThresholdsCV(BinaryRelevance(), param_grid=grid, cv=4).fit(X, Y)
     # one pass per fold for the three multinomial smoothings together, one for Bernoulli
     assert calls.count("Multinomial") == 4 and calls.count("Bernoulli") == 4
-    assert len(tuned.cv_results_["score"]) == 4 * len(RULES)
+    assert len(tuned.cv_results_["score"]) == 4 * len(RULES) + 1  # and the own predict
     best = int(np.nanargmax(tuned.cv_results_["score"]))
     assert tuned.best_params_ == tuned.cv_results_["params"][best]
     # each grid value's out-of-fold scores are those of its own search
@@ -302,12 +359,14 @@ def test_auto_grid_of_a_chain_chooses_events_nearly_as_br_then_its_label_smoothi
     tuned = TunedThresholdsCV(ClassifierChain(), param_grid="auto").fit(X, Y)
     n_rules = len(tuned._candidates())
     grid = event_grid(X)
-    params = tuned.cv_results_["params"][::n_rules]
+    assert tuned.cv_results_["strategy"][-1] == OWN_RULE  # the chain as given, last
+    params = tuned.cv_results_["params"][:-1:n_rules]
     assert len(params) == len(grid) + len(LABEL_GRID)
     first, second = params[: len(grid)], params[len(grid) :]
     assert [repr(p) for p in first] == [repr({**g, **WEAK_LABELS}) for g in grid]
-    scores = tuned.cv_results_["score"].reshape(-1, n_rules).max(axis=1)
+    scores = tuned.cv_results_["score"][:-1].reshape(-1, n_rules).max(axis=1)
     chosen_events = first[int(np.argmax(scores[: len(grid)]))]["events"]
     assert all(p["events"] is chosen_events for p in second)
     assert [{k: p[k] for k in ("label_prior", "label_alpha")} for p in second] == LABEL_GRID
+    assert tuned.best_strategy_ != OWN_RULE
     assert tuned.best_params_ == params[int(np.argmax(scores))]

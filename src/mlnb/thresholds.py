@@ -3,7 +3,8 @@
 The 0.5 rule is rarely the best cut of a Naive Bayes model's log-odds (they grow with the
 number of features, and rare labels are over-predicted). :class:`TunedThresholdsCV` scores
 every row out of fold, fits each rule of :mod:`mlnb.decision_rules` to those scores, keeps
-the rule that scores best (``scoring``), and refits the model on all rows.
+the rule that scores best (``scoring``) if it beats the model's own ``predict`` by more than
+one standard error over the folds, and refits the model on all rows.
 
 For the additive estimators (the statistics protocol: BinaryRelevance, ClassifierChain,
 IMLNB, NaiBX) the out-of-fold scores come from fold subtraction: the statistics of every
@@ -20,7 +21,7 @@ smoothings that suit the data (:func:`event_grid`): "choose everything" in one l
 from __future__ import annotations
 
 from functools import partial
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 from scipy.special import logit
@@ -40,6 +41,7 @@ __all__ = [
     "LABEL_GRID",
     "WEAK_LABELS",
     "MAX_GRID_CATEGORIES",
+    "OWN_RULE",
     "TunedThresholdsCV",
     "event_grid",
     "is_additive",
@@ -48,6 +50,18 @@ __all__ = [
 ]
 
 _AVERAGES = ("micro", "macro", "samples", "weighted")
+
+#: ``best_strategy_`` when ``strategy="auto"`` keeps the estimator's own ``predict``.
+OWN_RULE = "predict"
+
+
+class _OutOfFold(NamedTuple):
+    """One grid value's out-of-fold results: scores (n x L), the total statistics (None
+    when refitted per fold) and the fold models' own predictions (None unless asked)."""
+
+    scores: np.ndarray | None
+    total: object
+    predictions: np.ndarray | None
 
 
 def _set_score(kind, average, Y, P):
@@ -206,8 +220,10 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         or ``predict_proba``).
     strategy : "auto", a rule name or a rule object, default="auto"
         A rule of :data:`mlnb.decision_rules.RULES` (``"threshold"``, ``"pcut"``,
-        ``"pcutl"``, ``"rcut"``, ``"mcut"``, ``"scut"``) or ``"auto"``: the one of them
-        that scores best out of fold.
+        ``"pcutl"``, ``"rcut"``, ``"mcut"``, ``"scut"``, ``"cardinality"``) or
+        ``"auto"``: the one of them that scores best out of fold, unless it beats the
+        estimator's own ``predict`` by less than one standard error over the folds (then
+        that is kept, ``best_strategy_ == "predict"``).
     scoring : str or callable, default="f1_micro"
         ``"f1_micro"``, ``"f1_macro"``, ``"f1_samples"``, ``"jaccard_samples"``, ...,
         ``"accuracy"`` (subset accuracy), or ``scoring(Y_true, Y_pred) -> float``
@@ -225,12 +241,14 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
     Attributes
     ----------
     estimator_ : the estimator fitted on all rows
-    rule_ : the fitted decision rule
+    rule_ : the fitted decision rule, or None
+        None when the estimator's own ``predict`` was kept.
     best_strategy_ : str
-        Name of the chosen rule (its class name for a rule object).
+        Name of the chosen rule (its class name for a rule object; ``"predict"``: the
+        estimator's own).
     cv_results_ : dict
         ``params``, ``strategy`` and ``score``: the out-of-fold score of every (grid value,
-        rule) pair.
+        rule) pair, and (``strategy="auto"``) of the estimator's own ``predict``, last.
     best_params_ : dict
         The chosen grid value ({} without a grid).
     oof_scores_ : ndarray of shape (n_samples, n_labels) or None
@@ -293,7 +311,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         return [list(ParameterGrid(self.param_grid))]
 
     def _candidates(self):
-        if isinstance(self.strategy, str) and self.strategy == "auto":
+        if self._auto():
             return {name: rule() for name, rule in RULES.items()}
         rule = make_rule(self.strategy)
         name = self.strategy if isinstance(self.strategy, str) else type(rule).__name__
@@ -314,16 +332,17 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         ``params``: parameters of the estimator to score with (default: as given). Fold
         subtraction for additive estimators (one statistics pass), refits otherwise.
         """
-        return next(self._grid_scores(X, Y, [params or {}]))[0]
+        Y = check_label_matrix(Y, sparse=True)
+        folds = self._folds(Y.shape[0])
+        return next(self._grid_scores(X, Y, folds, [params or {}])).scores
 
-    def _grid_scores(self, X, Y, grid, shared=None):
-        """Out-of-fold scores of every grid value in turn, with the total statistics of
-        each (None for estimators that are refitted); values with equal statistics share
+    def _grid_scores(self, X, Y, folds, grid, shared=None, *, predict=False):
+        """Out-of-fold results of every grid value in turn (:class:`_OutOfFold`): the
+        scores, the total statistics (None for estimators that are refitted) and, with
+        ``predict``, the fold models' own predictions. Values with equal statistics share
         one pass (kept in ``shared`` across calls). A generator: one value's scores are
         held at a time."""
-        Y = check_label_matrix(Y, sparse=True)
         n_samples = Y.shape[0]
-        folds = self._folds(n_samples)
         covered = np.zeros(n_samples, dtype=int)
         for test in folds:
             covered[test] += 1
@@ -336,31 +355,44 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
             if params:
                 template.set_params(**params)
             scores = np.empty(Y.shape)
-            if not is_additive(template):
-                for test in folds:
-                    train = np.setdiff1d(np.arange(n_samples), test)
-                    model = clone(template).fit(X[train], Y[train].toarray())
-                    scores[test] = label_scores(model, X[test])
-                yield scores, None
-                continue
-            key = repr(template.statistics_key())
-            if key not in shared:  # the statistics of every fold, and their total
-                parts = [template.batch_statistics(X[test], Y[test]) for test in folds]
-                total = parts[0].copy(deep=False)
-                for part in parts[1:]:
-                    total = total.merge(part)
-                shared[key] = (parts, total)
-            parts, total = shared[key]
-            for test, part in zip(folds, parts, strict=True):
-                model = clone(template).from_statistics(
-                    total.copy(deep=False).subtract(part), n_features=X.shape[1]
+            predicted = np.empty(Y.shape, dtype=np.int8) if predict else None
+            total = None
+            if is_additive(template):
+                key = repr(template.statistics_key())
+                if key not in shared:  # the statistics of every fold, and their total
+                    parts = [template.batch_statistics(X[test], Y[test]) for test in folds]
+                    total = parts[0].copy(deep=False)
+                    for part in parts[1:]:
+                        total = total.merge(part)
+                    shared[key] = (parts, total)
+                parts, total = shared[key]
+                models = (
+                    clone(template).from_statistics(
+                        total.copy(deep=False).subtract(part), n_features=X.shape[1]
+                    )
+                    for part in parts
                 )
+            else:
+                models = (
+                    clone(template).fit(X[train], Y[train].toarray())
+                    for train in (np.setdiff1d(np.arange(n_samples), test) for test in folds)
+                )
+            for test, model in zip(folds, models, strict=True):
                 scores[test] = label_scores(model, X[test])
-            yield scores, total
+                if predict:
+                    predicted[test] = np.asarray(model.predict(X[test]))
+            yield _OutOfFold(scores, total, predicted)
 
     def fit(self, X, y):
         """Choose the rule (and grid value) on out-of-fold scores, then fit the estimator
-        on all rows (from the total statistics: no further pass, for additive ones)."""
+        on all rows (from the total statistics: no further pass, for additive ones).
+
+        With ``strategy="auto"`` the estimator's own ``predict`` (its default rule) is a
+        candidate too, and the best rule replaces it only if it scores better by more
+        than one standard error of their difference over the folds (the one-standard-error
+        rule of Breiman et al. 1984): a rule that is only as good out of fold is not
+        trusted to do better on new rows.
+        """
         self._validate_params()
         score = scoring_function(self.scoring)
         Y = check_label_matrix(y, sparse=True)
@@ -376,47 +408,76 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
                 for rule in candidates.values()
             )
         )
-        rows, best, shared = {"params": [], "strategy": [], "score": []}, None, {}
+        folds = None if fixed else self._folds(Y.shape[0])
+        own = self._auto() and callable(getattr(self.estimator, "predict", None))
+        rows, best, shared, baseline = {"params": [], "strategy": [], "score": []}, None, {}, None
         for stage in stages:
             grid = [{**(best[1] if best else {}), **params} for params in stage]
             # a given threshold learns nothing: no out-of-fold scores (NaN in the results)
-            scored = [(None, None)] if fixed else self._grid_scores(X, Y, grid, shared)
-            for params, (oof, total) in zip(grid, scored, strict=True):
+            scored = (
+                [_OutOfFold(None, None, None)]
+                if fixed
+                else self._grid_scores(X, Y, folds, grid, shared, predict=own and grid == [{}])
+            )
+            for params, result in zip(grid, scored, strict=True):
+                if result.predictions is not None:
+                    baseline = result
                 for name, rule in candidates.items():
+                    oof = result.scores
                     rule = clone(rule).fit(np.zeros(truth.shape) if fixed else oof, truth)
-                    value = np.nan if fixed else float(score(truth, rule.predict(oof)))
+                    predicted = None if fixed else rule.predict(oof)
+                    value = np.nan if fixed else float(score(truth, predicted))
                     rows["params"].append(params)
                     rows["strategy"].append(name)
                     rows["score"].append(value)
                     if best is None or value > best[0]:
-                        best = (value, params, name, rule, oof, total)
-        _, params, name, rule, oof, total = best
+                        best = (value, params, name, rule, result, predicted)
+        if own:
+            if baseline is None:  # the estimator as given was not in the grid
+                baseline = next(self._grid_scores(X, Y, folds, [{}], shared, predict=True))
+            rows["params"].append({})
+            rows["strategy"].append(OWN_RULE)
+            rows["score"].append(float(score(truth, baseline.predictions)))
+            gains = [
+                score(truth[test], best[5][test]) - score(truth[test], baseline.predictions[test])
+                for test in folds
+            ]
+            if not np.mean(gains) > np.std(gains, ddof=1) / np.sqrt(len(gains)):
+                best = (rows["score"][-1], {}, OWN_RULE, None, baseline, None)
+        _, params, name, rule, result, _ = best
         self.cv_results_ = {**rows, "score": np.array(rows["score"])}
         self.best_params_ = params
         self.best_strategy_ = name
         self.rule_ = rule
-        self.oof_scores_ = oof
+        self.oof_scores_ = result.scores
         estimator = clone(self.estimator)
         if params:
             estimator.set_params(**params)
-        if total is not None:
-            self.estimator_ = estimator.from_statistics(total, n_features=_n_columns(X))
+        if result.total is not None:
+            self.estimator_ = estimator.from_statistics(result.total, n_features=_n_columns(X))
         else:
             self.estimator_ = estimator.fit(X, truth)
         self.n_features_in_ = getattr(self.estimator_, "n_features_in_", None)
         return self
 
+    def _auto(self):
+        return isinstance(self.strategy, str) and self.strategy == "auto"
+
     def decision_function(self, X):
         """The fitted estimator's label scores (see :func:`label_scores`)."""
-        check_is_fitted(self, "rule_")
+        check_is_fitted(self, "estimator_")
         return label_scores(self.estimator_, X)
 
     def predict(self, X):
-        """0/1 label sets: the chosen rule on the label scores."""
+        """0/1 label sets: the chosen rule on the label scores (or the estimator's own
+        ``predict``, if that was chosen)."""
+        check_is_fitted(self, "estimator_")
+        if self.rule_ is None:
+            return np.asarray(self.estimator_.predict(X))
         return self.rule_.predict(self.decision_function(X))
 
     @available_if(lambda self: hasattr(self.estimator, "predict_proba"))
     def predict_proba(self, X):
         """The fitted estimator's probabilities (the rule does not change them)."""
-        check_is_fitted(self, "rule_")
+        check_is_fitted(self, "estimator_")
         return self.estimator_.predict_proba(X)
