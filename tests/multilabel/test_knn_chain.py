@@ -4,6 +4,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from mlnb.multilabel import _knn_members
+from mlnb.multilabel._knn_members import knn_chain_labels
+from mlnb.multilabel._neighbourhood import nearest_points
 from mlnb.multilabel.knn_chain import KNNChain
 
 from .test_chain import dependent_labels
@@ -32,6 +35,48 @@ def test_incremental_distances_equal_the_definition():
     np.testing.assert_array_equal(model.predict(X[60:]), expected)
     sparse = KNNChain(n_neighbors=5, order=order, scale=False).fit(sp.csr_matrix(X[:60]), Y[:60])
     np.testing.assert_array_equal(sparse.predict(sp.csr_matrix(X[60:])), expected)
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0], ids=["every-point", "candidates"])
+def test_incremental_distances_equal_the_definition_with_or_without_pruning(share, monkeypatch):
+    monkeypatch.setattr(_knn_members, "MAX_CANDIDATE_SHARE", share)
+    X, Y = dependent_labels(3, n=120)
+    order = [4, 1, 0, 5, 3, 2]
+    model = KNNChain(n_neighbors=3, order=order, scale=False).fit(X[:90], Y[:90])
+    np.testing.assert_array_equal(
+        model.predict(X[90:]), brute_force_chain(X[:90], Y[:90], X[90:], order, 3)
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("extend", [True, False])
+def test_candidate_points_give_the_chain_of_every_point(seed, extend, monkeypatch):
+    """Per-label views (kept points, selected features), one order per row and per set,
+    R from 1 to 7, dense and sparse rows: pruned to candidates, the same labels and
+    shares as over every point."""
+    rng = np.random.default_rng(seed)
+    m, n, d, L = 150, 40, 8, 5
+    centres = rng.normal(scale=4.0, size=(L, d))
+    points_Y = (rng.random((m, L)) < 0.4).astype(int)
+    points = points_Y @ centres + rng.normal(size=(m, d))
+    X = (rng.random((n, L)) < 0.4) @ centres + rng.normal(size=(n, d))
+    keep = rng.random((m, L)) < 0.8 if seed % 2 else None
+    masks = rng.random((L, d)) < 0.6 if seed > 1 else None
+    orders = np.stack([np.stack([rng.permutation(L) for _ in range(n)]) for _ in range(3)])
+    R = (1, 3, 5, 7)[seed]
+    options = {"keep": keep, "masks": masks, "extend": extend, "shares": True, "block": 16}
+    results = []
+    for share, inputs in [(0.0, X), (1.0, X), (1.0, sp.csr_matrix(X))]:
+        monkeypatch.setattr(_knn_members, "MAX_CANDIDATE_SHARE", share)
+        points_in = sp.csr_matrix(points) if sp.issparse(inputs) else points
+        results.append(knn_chain_labels(inputs, points_in, points_Y, R, orders, **options))
+    for labels, shares in results[1:]:
+        np.testing.assert_array_equal(labels, results[0][0])
+        np.testing.assert_allclose(shares, results[0][1])
+    # pruning happened: far fewer candidates than points
+    base = np.stack([((X[:, None, :] - points[None]) ** 2).sum(axis=2)])
+    index, _ = _knn_members._candidate_points(base, R, L - 1)
+    assert index.shape[1] < m / 2
 
 
 def test_dynamic_order_and_neighbour_search():
@@ -77,3 +122,15 @@ def test_neighbour_search_cross_validates_the_chain_in_its_order():
             chain = KNNChain(n_neighbors=R, order=order, scale=False).fit(X[train], Y[train])
             scores[i] += f1_score(Y[test], chain.predict(X[test]), average="samples")
     assert chosen == NEIGHBOURS[int(np.argmax(scores))]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 7])
+def test_nearest_points_break_ties_by_the_lowest_index(k):
+    """Against a stable sort, on distances full of ties and infinities."""
+    rng = np.random.default_rng(k)
+    for _ in range(20):
+        distances = rng.integers(0, 4, size=(30, int(rng.integers(k, 60)))).astype(float)
+        distances[:, rng.random(distances.shape[1]) < 0.2] = np.inf
+        expected = np.sort(np.argsort(distances, axis=1, kind="stable")[:, :k], axis=1)
+        np.testing.assert_array_equal(nearest_points(distances, k), expected)
+    assert nearest_points(np.array([[3.0, 1.0]]), 5).tolist() == [[0, 1]]  # k > points
