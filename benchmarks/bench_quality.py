@@ -810,6 +810,27 @@ def text_table(header, rows):
     return "\n".join(fmt_row.format(*map(str, row)) for row in [header, *rows])
 
 
+def _short_command(command, limit=160):
+    """The command, its ``--only`` list abbreviated when long (the cases follow it)."""
+    if len(command) <= limit or " --only " not in command:
+        return command
+    head, rest = command.split(" --only ", 1)
+    tail = rest[rest.index(" --") :] if " --" in rest else ""
+    return f"{head} --only <the cases below>{tail}"
+
+
+def _case_summary(cases, datasets):
+    """Re-run cases ("set library method rule") grouped by case: the sets of each."""
+    groups = {}
+    for case in cases:
+        name, what = case.split(" ", 1)
+        groups.setdefault(what, []).append(name)
+    return "; ".join(
+        f"{what} on {'every set' if sorted(sets) == sorted(datasets) else ', '.join(sets)}"
+        for what, sets in groups.items()
+    )
+
+
 def report(results, table):
     """The report's sections as (title, body) pairs."""
     meta = results["meta"]
@@ -832,9 +853,9 @@ def report(results, table):
     )
     for update in meta.get("updates", []):
         intro += (
-            f"\n\nRe-run on {update['date']} by `{update['command']}` (budget "
-            f"{update['budget_s']:.0f} s; load {update['load_start']} at start, "
-            f"{update['load_end']} at the end): {'; '.join(update['cases'])}."
+            f"\n\nRe-run on {update['date']} by `{_short_command(update['command'])}` "
+            f"(budget {update['budget_s']:.0f} s; load {update['load_start']} at start, "
+            f"{update['load_end']} at the end): {_case_summary(update['cases'], list(data))}."
         )
     left_out = meta.get("left_out", {})
     missing = [n for n in meta.get("available", []) if n not in data]
