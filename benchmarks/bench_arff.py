@@ -12,13 +12,13 @@ from __future__ import annotations
 import argparse
 import bz2
 import gzip
-import time
 
 import numpy as np
 import scipy.sparse as sp
 
 from mlnb.datasets import load_arff
 from mlnb.datasets._registry import _REGISTRY, data_home
+from mlnb.evaluation import best_time
 
 
 def _liac(path, n_labels_names: list[str]):
@@ -35,15 +35,6 @@ def _liac(path, n_labels_names: list[str]):
     return M[:, feat], M[:, lab].toarray().astype(np.uint8)
 
 
-def _best(fn, repeat: int) -> float:
-    best = np.inf
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", default=["bibtex", "delicious", "yahoo_arts"])
@@ -56,10 +47,10 @@ def main(argv=None) -> None:
         entry = _REGISTRY[name]
         path = root / entry.folder / entry.full
         ds = load_arff(path)
-        ours = _best(lambda p=path: load_arff(p), args.repeat)
+        ours = best_time(lambda p=path: load_arff(p), args.repeat).seconds
         X, Y = _liac(path, ds.label_names)
         assert (X != ds.X).nnz == 0 and np.array_equal(Y, ds.Y), "readers disagree"
-        liac = _best(lambda p=path, n=ds.label_names: _liac(p, n), args.repeat)
+        liac = best_time(lambda p=path, n=ds.label_names: _liac(p, n), args.repeat).seconds
         print(
             f"{name:<14}{ds.n_samples:>8}{ds.n_features:>8}{ds.n_labels:>6}"
             f"{ours:>9.2f}{liac:>9.2f}{liac / ours:>7.1f}"

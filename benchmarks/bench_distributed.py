@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import dask
 import dask.array as da
@@ -40,21 +39,12 @@ from distributed import Client, LocalCluster, wait
 
 import mlnb.distributed as mlnb_dask
 from mlnb import BinaryRelevance, GaussianNB
+from mlnb.evaluation import best_time
 
 try:
     from dask_ml.naive_bayes import GaussianNB as DaskMLGaussianNB
 except ImportError:
     DaskMLGaussianNB = None
-
-
-def best_time(function, repeat):
-    """(smallest wall time in seconds over ``repeat`` calls, the last result)."""
-    best, result = np.inf, None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def make_data(n, n_features, n_classes, n_labels, n_partitions, seed=0):
@@ -84,17 +74,18 @@ def run_size(client, n, args):
     wait([X, y, Y])
     X_np, y_np, Y_np = client.compute([X, y, Y], sync=True)
 
-    single, reference = best_time(lambda: GaussianNB().fit(X_np, y_np), args.repeat)
-    spread, model = best_time(lambda: mlnb_dask.fit(GaussianNB(), X, y), args.repeat)
+    single, reference = best_time(lambda: GaussianNB().fit(X_np, y_np), args.repeat)[:2]
+    spread, model = best_time(lambda: mlnb_dask.fit(GaussianNB(), X, y), args.repeat)[:2]
     diff = relative_difference(model.theta_, reference.theta_)
     classes = np.arange(args.classes)
-    given, _ = best_time(lambda: mlnb_dask.fit(GaussianNB(), X, y, classes=classes), args.repeat)
+    given = best_time(lambda: mlnb_dask.fit(GaussianNB(), X, y, classes=classes), args.repeat)
+    given = given.seconds
     dask_ml = np.nan
     if DaskMLGaussianNB is not None:
-        dask_ml, (theta, _, _) = best_time(lambda: dask_ml_fit(X, y), args.repeat)
+        dask_ml, (theta, _, _) = best_time(lambda: dask_ml_fit(X, y), args.repeat)[:2]
         diff = max(diff, relative_difference(theta, reference.theta_))
-    br_single, br_reference = best_time(lambda: BinaryRelevance().fit(X_np, Y_np), args.repeat)
-    br_spread, br_model = best_time(lambda: mlnb_dask.fit(BinaryRelevance(), X, Y), args.repeat)
+    br_single, br_reference = best_time(lambda: BinaryRelevance().fit(X_np, Y_np), args.repeat)[:2]
+    br_spread, br_model = best_time(lambda: mlnb_dask.fit(BinaryRelevance(), X, Y), args.repeat)[:2]
     diff = max(
         diff,
         relative_difference(br_model.feature_stats_.sums, br_reference.feature_stats_.sums),

@@ -32,8 +32,8 @@ from sklearn.model_selection import KFold
 
 import mlnb
 from _machine import cpu_name
-from _timing import best_time
 from mlnb.datasets import load_dataset
+from mlnb.evaluation import best_time
 from mlnb.multilabel import _members
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,8 +109,8 @@ def main(argv=None):
             train, test = next(KFold(10, shuffle=True, random_state=0).split(X))
         parts = (X[train], Y[train], X[test])
         with chain_loop(reference):
-            before, old = best_time(partial(fit_predict, *parts), repeat=1)
-        after, new = best_time(partial(fit_predict, *parts), repeat=1)
+            before, old = best_time(partial(fit_predict, *parts), repeat=1)[:2]
+        after, new = best_time(partial(fit_predict, *parts), repeat=1)[:2]
         print(
             f"| {name} | {len(train)} x {X.shape[1]}, {Y.shape[1]} | {len(test)} | "
             f"{before:.1f} | {after:.1f} | {before / after:.1f}x | {np.mean(old == new):.4f} |",

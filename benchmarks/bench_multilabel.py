@@ -424,22 +424,12 @@ def dense_float(matrix):
     return np.asarray(matrix.toarray() if sp.issparse(matrix) else matrix, dtype=np.float64)
 
 
-def best_of(function, repeat, min_time):
-    """(best wall time, number of calls) of ``function()``: >= ``repeat`` calls, ``min_time`` s."""
-    wall, _, runs = best_wall_and_cpu(function, repeat, min_time)
-    return wall, runs
-
-
 def best_wall_and_cpu(function, repeat, min_time):
     """(best wall time, best process CPU time, number of calls) of ``function()``."""
-    times, cpus = [], []
-    while len(times) < repeat or (sum(times) < min_time and len(times) < MAX_RUNS):
-        cpu = time.process_time()
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-        cpus.append(time.process_time() - cpu)
-    return min(times), min(cpus), len(times)
+    from mlnb.evaluation import best_time  # mlnb is imported by the cases, not at start
+
+    timing = best_time(function, repeat, min_seconds=min_time, max_runs=MAX_RUNS)
+    return timing.seconds, timing.cpu_seconds, timing.runs
 
 
 def run_floor(dataset, args):

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 import warnings
 
 import scipy.sparse as sp
@@ -37,6 +36,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 import mlnb
 from mlnb.datasets import TrainTest, list_datasets, load_dataset
 from mlnb.decision_rules import Threshold
+from mlnb.evaluation import best_time
 from mlnb.metrics import f1_score
 from mlnb.thresholds import event_grid
 
@@ -48,20 +48,6 @@ def cli_events(X):
     return "multinomial" if sp.issparse(X) and X.data.min() >= 0 else "gaussian"
 
 
-def timed(make, fit, repeat):
-    """(best seconds, fitted object) over ``repeat`` runs (one run if it takes > 10 s)."""
-    best, fitted = float("inf"), None
-    for _ in range(repeat):
-        model = make()
-        start = time.perf_counter()
-        fit(model)
-        best = min(best, time.perf_counter() - start)
-        fitted = model
-        if best > 10:
-            break
-    return best, fitted
-
-
 def run(name, repeat):
     train, test = load_dataset(name, DATA)
     X, Y = train.X, train.Y
@@ -71,7 +57,7 @@ def run(name, repeat):
     def score(model):
         return f1_score(test.Y, model.predict(test.X), average="micro")
 
-    t_fit, _ = timed(lambda: mlnb.BinaryRelevance(events=events), lambda m: m.fit(X, Y), repeat)
+    t_fit, _ = best_time(lambda: mlnb.BinaryRelevance(events=events).fit(X, Y), repeat)[:2]
 
     def rules():
         return mlnb.TunedThresholdsCV(mlnb.BinaryRelevance(events=events), random_state=0)
@@ -89,12 +75,12 @@ def run(name, repeat):
         return GridSearchCV(mlnb.BinaryRelevance(), {"events": grid}, cv=folds, scoring="f1_micro")
 
     def fit(model):
-        model.fit(X, Y)
+        return model.fit(X, Y)
 
-    t_rules, rules_model = timed(rules, fit, repeat)
-    t_auto, auto_model = timed(auto, fit, repeat)
-    t_fixed, fixed_model = timed(fixed_rule, fit, repeat)
-    t_grid, grid_model = timed(search, fit, repeat)
+    t_rules, rules_model = best_time(lambda: fit(rules()), repeat, max_seconds=10)[:2]
+    t_auto, auto_model = best_time(lambda: fit(auto()), repeat, max_seconds=10)[:2]
+    t_fixed, fixed_model = best_time(lambda: fit(fixed_rule()), repeat, max_seconds=10)[:2]
+    t_grid, grid_model = best_time(lambda: fit(search()), repeat, max_seconds=10)[:2]
     same = repr(fixed_model.best_params_["events"]) == repr(grid_model.best_params_["events"])
     return {
         "set": name,

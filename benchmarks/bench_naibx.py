@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,27 +31,13 @@ from threadpoolctl import threadpool_limits
 
 import mlnb
 from mlnb.datasets import load_dataset
+from mlnb.evaluation import best_time
 from mlnb.multilabel import BinaryRelevance
 from mlnb.multilabel.naibx import NaiBX
 
 
 def dense(matrix):
     return matrix.toarray() if sp.issparse(matrix) else np.asarray(matrix)
-
-
-def best_time(function, repeat, min_seconds=1.0):
-    """Smallest wall time over calls, and the last result.
-
-    At least ``repeat`` calls, and more until ``min_seconds`` are spent, so that a timing of
-    milliseconds is not one noisy sample.
-    """
-    best, out, spent, calls = np.inf, None, 0.0, 0
-    while calls < repeat or spent < min_seconds:
-        start = time.perf_counter()
-        out = function()
-        elapsed = time.perf_counter() - start
-        best, spent, calls = min(best, elapsed), spent + elapsed, calls + 1
-    return best, out
 
 
 def batch(name, events, repeat, data_dir):
@@ -67,8 +53,8 @@ def batch(name, events, repeat, data_dir):
         ("BR-NB", lambda: BinaryRelevance(events=events)),
         ("NaiBX", lambda: NaiBX(events=events)),
     ):
-        fit_time, model = best_time(lambda make=make: make().fit(X, Y), repeat)
-        predict_time, _ = best_time(lambda model=model: model.predict(X_test), repeat)
+        fit_time, model = best_time(lambda make=make: make().fit(X, Y), repeat, min_seconds=1.0)[:2]
+        predict_time = best_time(partial(model.predict, X_test), repeat, min_seconds=1.0).seconds
         figures[label] = (X.shape[0] / fit_time, X_test.shape[0] / predict_time)
         print(
             f"{label:14s}{figures[label][0]:12.0f}{figures[label][1]:14.0f}"
@@ -100,7 +86,7 @@ def online(repeat, data_dir):
         ("NaiBX partial_fit", NaiBX),
         ("BR-NB partial_fit", BinaryRelevance),
     ):
-        seconds, _ = best_time(one_at_a_time(make), repeat)
+        seconds, _ = best_time(one_at_a_time(make), repeat, min_seconds=1.0)[:2]
         figures[label] = n / seconds
     online_proba = one_at_a_time(NaiBX)().predict_steps(X).proba
     difference = np.nanmax(np.abs(online_proba - NaiBX().fit(X, Y).predict_steps(X).proba))
@@ -119,7 +105,7 @@ def online(repeat, data_dir):
                 model.learn_one(x, y)
             return model
 
-        seconds, _ = best_time(river_run, max(1, repeat // 2), min_seconds=0.0)
+        seconds, _ = best_time(river_run, max(1, repeat // 2))[:2]
         figures["river CC(GaussianNB) learn_one"] = n / seconds
     for label, rate in figures.items():
         print(f"{label:34s}{rate:10.0f} examples/s")

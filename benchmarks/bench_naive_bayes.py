@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import tarfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ from sklearn import naive_bayes as sk
 from sklearn.feature_extraction.text import CountVectorizer
 
 import mlnb
+from mlnb.evaluation import best_time
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -71,20 +71,11 @@ def read_scene(data_dir: Path):
     return X, y
 
 
-def best_time(function, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), result
-
-
 def compare(name, ours, theirs, X_train, y_train, X_test, repeat):
-    fit_ours, ours = best_time(lambda: ours.fit(X_train, y_train), repeat)
-    fit_theirs, theirs = best_time(lambda: theirs.fit(X_train, y_train), repeat)
-    pred_ours, proba_ours = best_time(lambda: ours.predict_proba(X_test), repeat)
-    pred_theirs, proba_theirs = best_time(lambda: theirs.predict_proba(X_test), repeat)
+    fit_ours, ours = best_time(lambda: ours.fit(X_train, y_train), repeat)[:2]
+    fit_theirs, theirs = best_time(lambda: theirs.fit(X_train, y_train), repeat)[:2]
+    pred_ours, proba_ours = best_time(lambda: ours.predict_proba(X_test), repeat)[:2]
+    pred_theirs, proba_theirs = best_time(lambda: theirs.predict_proba(X_test), repeat)[:2]
     diff = np.abs(proba_ours - proba_theirs).max()
     print(
         f"{name:<40} {fit_ours:8.4f} {fit_theirs:8.4f} {fit_ours / fit_theirs:6.2f}"

@@ -12,13 +12,14 @@ largest difference between their mean cross-validated scores (which must be ~0).
 from __future__ import annotations
 
 import argparse
-import time
+from functools import partial
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 import mlnb
 from mlnb.datasets import load_text_corpus
+from mlnb.evaluation import best_time
 from mlnb.text import LogTfidfTransformer, word_counter
 from mlnb.tuning import FoldSubtractionSearchCV
 
@@ -32,16 +33,6 @@ def grids(n_values):
         "bayesian_multinomial": (mlnb.BayesianMultinomialNB(alpha=2.0), {"beta": betas}, False),
         "bayesian_gaussian": (mlnb.BayesianGaussianNB(alpha=2.0), tied, True),
     }
-
-
-def timed(search, X, y, repeat):
-    """Best wall time of ``repeat`` fits, and the fitted search."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        search.fit(X, y)
-        best = min(best, time.perf_counter() - start)
-    return best, search
 
 
 def main():
@@ -71,9 +62,9 @@ def main():
         model, grid, use_tfidf = grids(args.grid)[name]
         X = tfidf if use_tfidf else counts
         reference_search = GridSearchCV(model, grid, cv=cv, scoring="f1_macro")
-        t_sklearn, reference = timed(reference_search, X, y, args.repeat)
+        t_sklearn, reference = best_time(partial(reference_search.fit, X, y), args.repeat)[:2]
         our_search = FoldSubtractionSearchCV(model, grid, cv=cv, scoring="f1_macro")
-        t_ours, ours = timed(our_search, X, y, args.repeat)
+        t_ours, ours = best_time(partial(our_search.fit, X, y), args.repeat)[:2]
         diff = np.abs(
             ours.cv_results_["mean_test_score"] - reference.cv_results_["mean_test_score"]
         ).max()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import warnings
 
 from sklearn import naive_bayes as sk_nb
@@ -10,18 +9,10 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.multioutput import ClassifierChain as SkChain
 
 from ..datasets import make_multilabel
+from ..evaluation import best_time
 from ..multilabel import BinaryRelevance, ClassifierChain
 
 __all__ = ["run_bench"]
-
-
-def _best(function, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 CASES = 2  # BR-NB and CC-NB
@@ -55,7 +46,7 @@ def run_bench(*, quick=False, progress=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for task, ours, theirs in cases:
-            t_ours, t_theirs = _best(ours, repeat), _best(theirs, repeat)
+            t_ours, t_theirs = (best_time(f, repeat).seconds for f in (ours, theirs))
             rows.append(
                 {
                     "task": f"{task} ({n} x 300, {Y.shape[1]} labels)",

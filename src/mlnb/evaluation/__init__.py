@@ -10,6 +10,8 @@
   (Demsar 2006); tables as Markdown, LaTeX and CSV; critical-difference diagram and radar
   plot as PNG and SVG; :func:`format_report`, the comparison as text or Markdown a person
   can read, with :func:`criterion_label`, the one display name of each criterion.
+- :func:`best_time`: the best wall and CPU time of repeated calls (``mlnb bench`` and the
+  benchmark scripts).
 
 Only numpy, scipy and scikit-learn are needed to import this package; ``compare`` and
 iterative stratification need ``mlnb[stats]``, the plots ``mlnb[plot]``.
@@ -20,12 +22,15 @@ from ._plots import plot_critical_difference, plot_radar
 from ._report import criterion_label, format_report, wilcoxon_can_reject
 from ._statistics import Comparison, CriterionComparison, compare
 from ._tables import format_table
+from ._timing import Timing, best_time
 
 __all__ = [
     "CVResult",
     "Comparison",
     "CriterionComparison",
     "DegeneratePredictionWarning",
+    "Timing",
+    "best_time",
     "compare",
     "criterion_label",
     "cross_validate",
