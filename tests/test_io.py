@@ -30,6 +30,7 @@ SINGLE_LABEL = [
 ]
 MULTI_LABEL = [
     mlnb.BinaryRelevance(events="multinomial"),
+    mlnb.BaggedBinaryRelevance(n_estimators=3, events="multinomial", random_state=0),
     mlnb.ClassifierChain(events=mlnb.events.Bernoulli(alpha=0.5), inference="beam", order="random"),
     mlnb.EnsembleClassifierChains(n_chains=3, events="multinomial", random_state=0),
     mlnb.DynamicChain(events="multinomial", beta=2.0, random_state=0),

@@ -12,6 +12,7 @@ _ESTIMATORS = {
     "mlnb.multilabel": (
         "IMLNB",
         "OOCC",
+        "BaggedBinaryRelevance",
         "BinaryRelevance",
         "ClassifierChain",
         "DynamicChain",
@@ -75,6 +76,7 @@ def __dir__():
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "BaggedBinaryRelevance",
     "BayesianBernoulliNB",
     "BayesianGaussianNB",
     "BayesianMultinomialNB",

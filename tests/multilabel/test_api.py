@@ -21,6 +21,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mlnb import (
     OOCC,
+    BaggedBinaryRelevance,
     BinaryRelevance,
     ClassifierChain,
     DynamicChain,
@@ -36,6 +37,7 @@ from mlnb import (
 from .test_chain import dependent_labels
 
 ESTIMATORS = [
+    BaggedBinaryRelevance(n_estimators=3, random_state=0),
     BinaryRelevance(),
     ClassifierChain(),
     ClassifierChain(inference="marginal"),
@@ -116,15 +118,21 @@ def decision_failures(estimator):
 def expected_failures(estimator):
     failures = dict(_EXPECTED_FAILURES)
     failures.update(decision_failures(estimator))
-    voting = (EnsembleClassifierChains, DynamicChainEnsemble, OOCC, GeneticChainEnsemble)
+    voting = (
+        BaggedBinaryRelevance,
+        EnsembleClassifierChains,
+        DynamicChainEnsemble,
+        OOCC,
+        GeneticChainEnsemble,
+    )
     if isinstance(estimator, voting):
         failures["check_classifiers_multilabel_output_format_predict_proba"] = (
             "with hard voting (Trajdos and Kurzynski, eq. 22) predict_proba is the share of "
             "chains voting 1, which is exactly 0 or 1 when all chains agree"
         )
-    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble)):
-        # no partial_fit: this check does not apply and passes
+    if not hasattr(estimator, "partial_fit"):  # the check does not apply and passes
         del failures["check_estimators_partial_fit_n_features"]
+    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble)):
         refused = (
             "sample_weight is refused with a TypeError that gives the reason (unweighted "
             "neighbour votes / validation F1), which the check does not expect"
@@ -211,8 +219,9 @@ def test_sample_weight_forms_and_integer_weights(estimator, data):
     for form in (weights.tolist(), pd.Series(weights)):
         got = scores(clone(estimator).fit(X, Y, sample_weight=form), X)
         np.testing.assert_allclose(got, expected, rtol=1e-12)
-    # ECC's samples and DynamicChain's validation split are draws of rows
-    if not isinstance(estimator, (EnsembleClassifierChains, DynamicChain, DynamicChainEnsemble)):
+    # the ensembles' samples and DynamicChain's validation split are draws of rows
+    drawn = (BaggedBinaryRelevance, EnsembleClassifierChains, DynamicChain, DynamicChainEnsemble)
+    if not isinstance(estimator, drawn):
         repeated = clone(estimator).fit(np.repeat(X, weights, 0), np.repeat(Y, weights, 0))
         np.testing.assert_allclose(scores(repeated, X), expected, rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="sample_weight"):
@@ -246,6 +255,7 @@ def test_decision_function_gives_predict(estimator, data):
     # NaiBX's set comes from its cascade, an ensemble's from its votes, a powerset's from
     # its most probable set: not from a cut of the scores
     voters = (
+        BaggedBinaryRelevance,
         EnsembleClassifierChains,
         DynamicChainEnsemble,
         LabelPowerset,

@@ -6,6 +6,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_random_state
 
 from mlnb import ClassifierChain, EnsembleClassifierChains
+from mlnb.multilabel._sampling import sample_memberships
 
 from .test_chain import dependent_labels
 
@@ -27,7 +28,7 @@ def test_each_member_equals_a_chain_fitted_on_its_sample(bootstrap):
     ).fit(X, Y)
     rng = check_random_state(seed)
     orders = [rng.permutation(Y.shape[1]) for _ in range(K)]
-    membership = ensemble._sample_weights(len(X), rng, online=False)
+    membership = sample_memberships(rng, len(X), K, 0.66, bootstrap)
     assert np.allclose(membership.sum(axis=0), round(0.66 * len(X)))
     members = [
         ClassifierChain(events="multinomial", order=order).fit(X, Y, sample_weight=membership[:, k])
@@ -96,7 +97,7 @@ def test_every_prediction_path_equals_the_members(events, inference, budget, mon
     ).fit(X, Y)
     rng = check_random_state(seed)
     orders = [rng.permutation(Y.shape[1]) for _ in range(K)]
-    membership = ensemble._sample_weights(len(X), rng, online=False)
+    membership = sample_memberships(rng, len(X), K, 0.66, False)
     members = [
         ClassifierChain(events=events, inference=inference, order=order).fit(
             X, Y, sample_weight=membership[:, k]

@@ -70,6 +70,12 @@ METHODS = {
     ),
     # multi-label methods: a set of labels per row
     "br": ("mlnb.multilabel", "BinaryRelevance", {}, "binary relevance (MLNB)"),
+    "bagged-br": (
+        "mlnb.multilabel",
+        "BaggedBinaryRelevance",
+        {},
+        "10 binary-relevance models on 66 % samples (ECC's), majority vote",
+    ),
     "cc": ("mlnb.multilabel", "ClassifierChain", {}, "classifier chain, greedy"),
     "pcc": (
         "mlnb.multilabel",

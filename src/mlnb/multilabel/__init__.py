@@ -1,5 +1,6 @@
 """Multi-label strategies that combine per-label Naive Bayes log-likelihoods."""
 
+from .bagging import BaggedBinaryRelevance
 from .binary_relevance import BinaryRelevance
 from .chain import ClassifierChain
 from .dynamic import DynamicChain
@@ -12,6 +13,7 @@ from .order_ensembles import OOCC, GeneticChainEnsemble
 from .powerset import LabelPowerset, RAkEL
 
 __all__ = [
+    "BaggedBinaryRelevance",
     "BinaryRelevance",
     "CascadeSteps",
     "ClassifierChain",

@@ -31,6 +31,7 @@ from ._generic import check_nb_path
 from ._inference import chain_search, stacked_layout, stacked_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._labels import binary_classes, check_label_matrix
+from ._sampling import chain_draws, sample_memberships
 from .chain import ClassifierChain
 
 __all__ = ["EnsembleClassifierChains"]
@@ -118,23 +119,6 @@ class EnsembleClassifierChains(MultiLabelNB):
         "voting": [StrOptions({"hard", "soft"})],
     }
 
-    # ---- sampling -----------------------------------------------------------------------
-    def _sample_weights(self, n_samples, rng, *, online):
-        """Multiplicity of every row in every chain's sample, shape (n_samples, n_chains)."""
-        K, fraction = int(self.n_chains), float(self.sample_fraction)
-        if online:
-            if self.bootstrap:
-                return rng.poisson(fraction, size=(n_samples, K)).astype(float)
-            return (rng.random((n_samples, K)) < fraction).astype(float)
-        size = max(round(fraction * n_samples), 1)
-        weights = np.zeros((n_samples, K))
-        for k in range(K):  # K draws: a loop over chains, not samples
-            if self.bootstrap:
-                np.add.at(weights[:, k], rng.randint(0, n_samples, size), 1.0)
-            else:
-                weights[rng.choice(n_samples, size, replace=False), k] = 1.0
-        return weights
-
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit K chains: one weighted pass on the NB path."""
@@ -161,9 +145,20 @@ class EnsembleClassifierChains(MultiLabelNB):
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state) if first_call else self._rng
         n_labels, K = Y.shape[1], int(self.n_chains)
-        orders = [rng.permutation(n_labels) for _ in range(K)] if first_call else self.orders_
-        sampler = _batch_generator(rng, X) if online else rng
-        membership = self._sample_weights(X.shape[0], sampler, online=online)
+        if first_call and not online:
+            orders, membership = chain_draws(
+                rng, X.shape[0], n_labels, K, self.sample_fraction, self.bootstrap
+            )
+        else:
+            orders = [rng.permutation(n_labels) for _ in range(K)] if first_call else self.orders_
+            membership = sample_memberships(
+                _batch_generator(rng, X),
+                X.shape[0],
+                K,
+                self.sample_fraction,
+                self.bootstrap,
+                online=True,
+            )
         # Groups: chain k's labels are k*L .. k*L+L-1; its sample (all its rows) is K*L+k.
         events = self.event_model(X if first_call else None)
         prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
@@ -217,8 +212,9 @@ class EnsembleClassifierChains(MultiLabelNB):
         rng = check_random_state(self.random_state)
         self.n_labels_ = Y.shape[1]
         self.classes_ = binary_classes(self.n_labels_)
-        self.orders_ = [rng.permutation(self.n_labels_) for _ in range(int(self.n_chains))]
-        membership = self._sample_weights(X.shape[0], rng, online=False)
+        self.orders_, membership = chain_draws(
+            rng, X.shape[0], self.n_labels_, self.n_chains, self.sample_fraction, self.bootstrap
+        )
         self.estimators_ = []
         for k, order in enumerate(self.orders_):
             rows = np.repeat(np.arange(X.shape[0]), membership[:, k].astype(int))

@@ -1,0 +1,192 @@
+"""Bagged binary relevance: K binary-relevance models, each on a sample of the rows.
+
+The binary-relevance counterpart of :class:`~mlnb.multilabel.EnsembleClassifierChains`
+(Read et al. 2009 compare the two; Trajdos and Kurzynski 2017, Table 2, pair each chain
+ensemble with one): the same samples, drawn by the same code in the same order
+(:mod:`._sampling`), so that with the same seed member k sees the rows of chain k and a
+comparison of the two isolates the chaining.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+
+from ._base import COUNT, LOG_ODDS_BOUND, NB_CONSTRAINTS, VOTING, MultiLabelEstimator
+from ._labels import binary_classes, check_label_matrix
+from ._sampling import chain_draws
+from .binary_relevance import BinaryRelevance
+
+__all__ = ["BaggedBinaryRelevance"]
+
+
+class BaggedBinaryRelevance(MultiLabelEstimator):
+    """K binary-relevance models, each on a sample of the rows; their mean vote.
+
+    Parameters
+    ----------
+    n_estimators : int, default=10
+        K, the number of members.
+    events : str or event model, default="gaussian"
+        Event model of the Naive Bayes members.
+    sample_fraction : float, default=0.66
+        Share of the rows each member sees: drawn without replacement, or with replacement
+        (``bootstrap=True``, a bootstrap sample of that size).
+    bootstrap : bool, default=False
+    voting : {"hard", "soft"}, default="hard"
+        "hard": :meth:`predict_proba` is the share of members predicting each label;
+        "soft": the mean of their probabilities. ``predict`` thresholds it at 0.5.
+    prior_alpha : float, default=0.0
+        As :class:`BinaryRelevance`.
+    base_estimator : classifier or None, default=None
+        If given, the members are ``BinaryRelevance(base_estimator=...)`` of its clones.
+    random_state : int, RandomState or None, default=None
+        The samples: drawn as :class:`EnsembleClassifierChains` with the same seed draws
+        them (its label orders first), so that member k has the rows of chain k.
+    missing : {"error", "ignore"}, default="error"
+        As :class:`BinaryRelevance`.
+
+    Attributes
+    ----------
+    estimators_ : list of BinaryRelevance
+        The members, member k fitted on its sample (each row repeated as many times as the
+        sample holds it).
+
+    Examples
+    --------
+    >>> from mlnb import BaggedBinaryRelevance, EnsembleClassifierChains
+    >>> from mlnb.datasets import make_multilabel
+    >>> X, Y = make_multilabel(200, 8, 4, random_state=0)
+    >>> bagged = BaggedBinaryRelevance(n_estimators=5, random_state=1).fit(X, Y)
+    >>> bagged.predict(X[:2]).shape
+    (2, 4)
+    >>> memberships = bagged.memberships(len(X), Y.shape[1])  # the rows of each member
+    >>> memberships.shape
+    (200, 5)
+    """
+
+    def __init__(
+        self,
+        *,
+        n_estimators=10,
+        events="gaussian",
+        sample_fraction=0.66,
+        bootstrap=False,
+        voting="hard",
+        prior_alpha=0.0,
+        base_estimator=None,
+        random_state=None,
+        missing="error",
+    ):
+        self.n_estimators = n_estimators
+        self.events = events
+        self.sample_fraction = sample_fraction
+        self.bootstrap = bootstrap
+        self.voting = voting
+        self.prior_alpha = prior_alpha
+        self.base_estimator = base_estimator
+        self.random_state = random_state
+        self.missing = missing
+
+    _parameter_constraints: ClassVar[dict] = {
+        "events": NB_CONSTRAINTS["events"],
+        "prior_alpha": NB_CONSTRAINTS["prior_alpha"],
+        "random_state": NB_CONSTRAINTS["random_state"],
+        "missing": NB_CONSTRAINTS["missing"],
+        "n_estimators": [COUNT],
+        "sample_fraction": [Interval(Real, 0, 1, closed="right")],
+        "bootstrap": ["boolean"],
+        "voting": [VOTING],
+        "base_estimator": [HasMethods(["fit", "predict"]), None],
+    }
+
+    def memberships(self, n_samples, n_labels):
+        """How many times each of ``n_samples`` rows is in each member's sample, shape
+        (n_samples, n_estimators): what :meth:`fit` draws from ``random_state``."""
+        rng = check_random_state(self.random_state)
+        _, memberships = chain_draws(
+            rng, n_samples, n_labels, self.n_estimators, self.sample_fraction, self.bootstrap
+        )
+        return memberships
+
+    def fit(self, X, y, sample_weight=None, memberships=None):
+        """Fit each member on its sample.
+
+        ``memberships``: how many times each row is in each member's sample, an array of
+        non-negative integers of shape (n_samples, n_estimators); None draws them from
+        ``random_state`` (:meth:`memberships`: the rows of chain k of an
+        :class:`EnsembleClassifierChains` with the same parameters and seed).
+        """
+        self._validate_params()
+        X = self._validate_X(X, reset=True)
+        Y = check_label_matrix(y, X.shape[0])
+        weight = None
+        if sample_weight is not None:
+            weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        if memberships is None:
+            memberships = self.memberships(X.shape[0], Y.shape[1])
+        memberships = self._check_memberships(memberships, X.shape[0])
+        self.n_labels_ = Y.shape[1]
+        self.classes_ = binary_classes(self.n_labels_)
+        self.estimators_ = []
+        for k in range(int(self.n_estimators)):  # a loop over members
+            rows = np.repeat(np.arange(X.shape[0]), memberships[:, k])
+            w = None if weight is None else weight[rows]
+            self.estimators_.append(self._member().fit(X[rows], Y[rows], sample_weight=w))
+        return self
+
+    def _check_memberships(self, memberships, n_samples):
+        counts = np.asarray(memberships)
+        shape = (n_samples, int(self.n_estimators))
+        if counts.shape != shape:
+            raise ValueError(
+                f"memberships must have shape (n_samples, n_estimators) = {shape}; got "
+                f"{counts.shape}"
+            )
+        if not (np.all(np.isfinite(counts)) and np.all(counts >= 0) and np.all(counts % 1 == 0)):
+            raise ValueError("memberships must be non-negative integers (times a row is drawn)")
+        if np.any(counts.sum(axis=0) == 0):
+            raise ValueError("every member needs at least one row: a column of memberships is 0")
+        return counts.astype(np.intp)
+
+    def _member(self):
+        if self.base_estimator is None:
+            return BinaryRelevance(
+                events=self.events, prior_alpha=self.prior_alpha, missing=self.missing
+            )
+        return BinaryRelevance(base_estimator=clone(self.base_estimator), missing=self.missing)
+
+    def _checked(self, X):
+        check_is_fitted(self, "estimators_")
+        return self._validate_X(X, reset=False)
+
+    def predict_proba(self, X):
+        """The members' vote for each label, shape (n_samples, n_labels): the share
+        predicting it ("hard" voting) or their mean probability ("soft")."""
+        X = self._checked(X)
+        if self.voting == "soft":
+            votes = [member.predict_proba(X) for member in self.estimators_]
+        else:
+            votes = [member.predict(X) for member in self.estimators_]
+        return np.mean(np.asarray(votes, dtype=np.float64), axis=0)
+
+    def decision_function(self, X):
+        """Soft label scores for ranking and thresholding, (n_samples, n_labels): the mean
+        of the members' log-odds (each clipped at +-745, where a double's probability is 0
+        or 1)."""
+        X = self._checked(X)
+        scores = [
+            np.clip(member.decision_function(X), -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
+            for member in self.estimators_
+        ]
+        return np.mean(scores, axis=0)
+
+    def predict(self, X):
+        """``[vote > 0.5]`` for every label (the vote of :meth:`predict_proba`)."""
+        return (self.predict_proba(X) > 0.5).astype(int)
