@@ -22,16 +22,18 @@ without replacement, answer ``[mean_k h_k(x) > 0.5]``, eq. 22):
 3. ``BR-SVM``  bagged BR of ``SVC(kernel="rbf", C=1, gamma="scale")`` (no grid search, see
    ``SVM_NOTE``);
 4. ``CC-SVM``  ``EnsembleClassifierChains(n_chains=20, base_estimator=<that SVC>)``;
-5. ``BR-NB``   bagged ``BinaryRelevance()`` (Gaussian Naive Bayes, mlnb's fast path);
+5. ``BR-NB``   ``BaggedBinaryRelevance(n_estimators=20)`` (Gaussian Naive Bayes, mlnb's fast path);
 6. ``CC-NB``   ``EnsembleClassifierChains(n_chains=20)`` (Gaussian NB fast path);
 7. ``BR-kNN``  bagged BR of sklearn ``KNeighborsClassifier`` (R in 1, 3, ..., 11 by the same
    3-fold CV as mlnb's kNN ensembles, ``choose_neighbours``);
 8. ``CC-kNN``  ``DynamicChainEnsemble(base="knn", order="random", max_imbalance=None,
    feature_selection=None)``: an ECC of kNN chains (eq. 10-11).
 
-mlnb has no bagged BR, so ``BaggedBR`` / ``BaggedKNNBR`` below are the BR ensembles; they draw
-their random numbers in the same order as the CC ensemble of the same base (orders, then
-samples), so with the same seed member k of the BR ensemble sees the same rows as chain k.
+The BR ensembles of J48, SVM and NB are ``mlnb.BaggedBinaryRelevance``, which draws its
+samples with ``EnsembleClassifierChains``'s code, so with the same seed member k sees the
+rows of chain k; ``BaggedKNNBR`` below does the same for the kNN ensemble, drawing its random
+numbers in ``DynamicChainEnsemble(base="knn")``'s order (R's folds, then per member its sample
+and its order).
 
 What runs: shuffled K-fold CV (seed 0, the folds of ``experiments/dynamic_chains_paper.py``);
 numeric features standardised on each training fold (divided by their standard deviation:
@@ -63,7 +65,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from scipy.stats import binomtest, rankdata, wilcoxon  # noqa: E402
-from sklearn.base import BaseEstimator, clone  # noqa: E402
+from sklearn.base import BaseEstimator  # noqa: E402
 from sklearn.model_selection import KFold  # noqa: E402
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
@@ -71,7 +73,7 @@ from sklearn.svm import SVC  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 from sklearn.utils import check_random_state  # noqa: E402
 
-from mlnb import BinaryRelevance, DynamicChainEnsemble, EnsembleClassifierChains  # noqa: E402
+from mlnb import BaggedBinaryRelevance, DynamicChainEnsemble, EnsembleClassifierChains  # noqa: E402
 from mlnb.evaluation import compare  # noqa: E402
 from mlnb.metrics import METRIC_SETS, METRICS  # noqa: E402
 from mlnb.multilabel._knn_members import choose_neighbours  # noqa: E402  (private: R as mlnb's kNN ensembles)
@@ -133,46 +135,7 @@ SVM_NOTE = (
 )
 
 
-# ---- the BR ensembles (mlnb has none) ------------------------------------------------------
-class BaggedBR(BaseEstimator):
-    """K binary-relevance models, each on a 66 % sample drawn without replacement.
-
-    ``base_estimator=None``: mlnb's ``BinaryRelevance()`` (Gaussian NB fast path); else
-    ``BinaryRelevance(base_estimator=...)``. The random numbers follow
-    ``EnsembleClassifierChains``'s order (K label orders, then K samples), so member k sees
-    the rows of chain k of an ECC with the same seed. ``predict``: ``[mean vote > 0.5]``.
-    """
-
-    def __init__(
-        self, base_estimator=None, n_models=K, sample_fraction=FRACTION, random_state=None
-    ):
-        self.base_estimator = base_estimator
-        self.n_models = n_models
-        self.sample_fraction = sample_fraction
-        self.random_state = random_state
-
-    def fit(self, X, Y):
-        rng = check_random_state(self.random_state)
-        n, n_labels = Y.shape
-        for _ in range(self.n_models):
-            rng.permutation(n_labels)  # ECC's orders: drawn only to keep the same samples
-        size = max(round(self.sample_fraction * n), 1)
-        self.estimators_ = []
-        for _ in range(self.n_models):
-            rows = np.sort(rng.choice(n, size, replace=False))
-            model = (
-                BinaryRelevance()
-                if self.base_estimator is None
-                else BinaryRelevance(base_estimator=clone(self.base_estimator))
-            )
-            self.estimators_.append(model.fit(X[rows], Y[rows]))
-        return self
-
-    def predict(self, X):
-        votes = sum(np.asarray(m.predict(X), dtype=float) for m in self.estimators_)
-        return (votes / len(self.estimators_) > 0.5).astype(int)
-
-
+# ---- the kNN BR ensemble (mlnb's kNN members are chains) --------------------------------------
 class BaggedKNNBR(BaseEstimator):
     """K binary-relevance kNN models (sklearn, all labels share the R neighbours), 66 % samples.
 
@@ -213,6 +176,13 @@ class BaggedKNNBR(BaseEstimator):
         return (votes / len(self.estimators_) > 0.5).astype(int)
 
 
+def bagged_br(seed, base_estimator=None):
+    """K binary-relevance models on the samples of the paired ECC's K chains (same seed)."""
+    return BaggedBinaryRelevance(
+        n_estimators=K, sample_fraction=FRACTION, base_estimator=base_estimator, random_state=seed
+    )
+
+
 def j48(seed):
     return DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=seed)
 
@@ -224,15 +194,15 @@ def svm():
 def make_method(name, seed):
     """A fresh estimator for one of the 8 methods; ``seed`` = SEED + fold."""
     makers = {
-        "BR-J48": lambda: BaggedBR(j48(seed), random_state=seed),
+        "BR-J48": lambda: bagged_br(seed, j48(seed)),
         "CC-J48": lambda: EnsembleClassifierChains(
             n_chains=K, sample_fraction=FRACTION, base_estimator=j48(seed), random_state=seed
         ),
-        "BR-SVM": lambda: BaggedBR(svm(), random_state=seed),
+        "BR-SVM": lambda: bagged_br(seed, svm()),
         "CC-SVM": lambda: EnsembleClassifierChains(
             n_chains=K, sample_fraction=FRACTION, base_estimator=svm(), random_state=seed
         ),
-        "BR-NB": lambda: BaggedBR(None, random_state=seed),
+        "BR-NB": lambda: bagged_br(seed),
         "CC-NB": lambda: EnsembleClassifierChains(
             n_chains=K, sample_fraction=FRACTION, random_state=seed
         ),
@@ -251,11 +221,11 @@ def make_method(name, seed):
 
 
 DESCRIPTIONS = {
-    "BR-J48": "BaggedBR(BinaryRelevance(base_estimator=J48-like tree)), K = 20",
+    "BR-J48": "BaggedBinaryRelevance(base_estimator=J48-like tree), K = 20",
     "CC-J48": "EnsembleClassifierChains(n_chains=20, base_estimator=J48-like tree)",
-    "BR-SVM": "BaggedBR(BinaryRelevance(base_estimator=SVC)), K = 20",
+    "BR-SVM": "BaggedBinaryRelevance(base_estimator=SVC), K = 20",
     "CC-SVM": "EnsembleClassifierChains(n_chains=20, base_estimator=SVC)",
-    "BR-NB": "BaggedBR(BinaryRelevance()), Gaussian NB, K = 20",
+    "BR-NB": "BaggedBinaryRelevance(), Gaussian NB, K = 20",
     "CC-NB": "EnsembleClassifierChains(n_chains=20), Gaussian NB fast path",
     "BR-kNN": "BaggedKNNBR: 20 sklearn KNeighborsClassifier BR models, R by choose_neighbours",
     "CC-kNN": 'DynamicChainEnsemble(base="knn", order="random", max_imbalance=None, feature_selection=None)',
