@@ -10,6 +10,8 @@
   (Demsar 2006); tables as Markdown, LaTeX and CSV; critical-difference diagram and radar
   plot as PNG and SVG; :func:`format_report`, the comparison as text or Markdown a person
   can read, with :func:`criterion_label`, the one display name of each criterion.
+- :func:`run_folds`: a resumable, parallel run of methods x data sets x folds into one CSV,
+  with a deadline, failing folds recorded (:class:`Failure`) and :func:`fit_and_score`.
 - :func:`best_time`: the best wall and CPU time of repeated calls (``mlnb bench`` and the
   benchmark scripts).
 
@@ -20,6 +22,7 @@ iterative stratification need ``mlnb[stats]``, the plots ``mlnb[plot]``.
 from ._cross_validation import CVResult, DegeneratePredictionWarning, cross_validate
 from ._plots import plot_critical_difference, plot_radar
 from ._report import criterion_label, format_report, wilcoxon_can_reject
+from ._runner import Failure, fit_and_score, run_folds
 from ._statistics import Comparison, CriterionComparison, compare
 from ._tables import format_table
 from ._timing import Timing, best_time
@@ -29,14 +32,17 @@ __all__ = [
     "Comparison",
     "CriterionComparison",
     "DegeneratePredictionWarning",
+    "Failure",
     "Timing",
     "best_time",
     "compare",
     "criterion_label",
     "cross_validate",
+    "fit_and_score",
     "format_report",
     "format_table",
     "plot_critical_difference",
     "plot_radar",
+    "run_folds",
     "wilcoxon_can_reject",
 ]
