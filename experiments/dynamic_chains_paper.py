@@ -62,22 +62,18 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")  # one core per fold: clean timings on a shared box
 
 import argparse  # noqa: E402
-import csv  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-import traceback  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
-from joblib import Parallel, delayed  # noqa: E402
-from sklearn.model_selection import KFold  # noqa: E402
 from sklearn.preprocessing import OneHotEncoder  # noqa: E402
 
 from mlnb.datasets import describe, load_dataset  # noqa: E402
-from mlnb.evaluation import compare  # noqa: E402
+from mlnb.evaluation import compare, fit_and_score, run_folds  # noqa: E402
 from mlnb.events import Gaussian  # noqa: E402
 from mlnb.events.auto import resolve  # noqa: E402
 from mlnb.metrics import METRIC_SETS, METRICS  # noqa: E402
@@ -318,79 +314,30 @@ def make_method(name, seed, dataset=None, X_train=None):
 
 
 # ---- running ------------------------------------------------------------------------------
-COLUMNS = ["dataset", "method", "fold", "n_folds", *CRITERIA, *TIMES, "n_train", "n_test"]
-
-
-def _fold(method, X, Y, train, test, fold, dataset):
-    """Fit and score one method on one fold; returns a CSV row (dict) or an error string."""
-    try:
-        model = make_method(method, SEED + fold, dataset, X[train])
-        start = time.perf_counter()
-        model.fit(X[train], Y[train])
-        train_time = time.perf_counter() - start
-        start = time.perf_counter()
-        predicted = np.asarray(model.predict(X[test]))
-        test_time = time.perf_counter() - start
-    except Exception:  # a failing method must not stop the other runs
-        return traceback.format_exc(limit=3)
-    row = {c: float(METRICS[c](Y[test], predicted)) for c in CRITERIA}
-    return {
-        **row,
-        "train_time": train_time,
-        "test_time": test_time,
-        "n_train": len(train),
-        "n_test": len(test),
-    }
-
-
-def _done(folds_csv, n_folds):
-    if not folds_csv.exists():
-        return set()
-    frame = pd.read_csv(folds_csv)
-    frame = frame[frame["n_folds"] == n_folds]
-    return set(zip(frame["dataset"], frame["method"], frame["fold"], strict=True))
+COLUMNS = [*CRITERIA, *TIMES, "n_train", "n_test"]  # after the runner's dataset, method, fold
 
 
 def run(datasets, methods, folds_csv, *, n_folds, jobs, data_dir, log):
-    """Every (data set, method, fold) not yet in ``folds_csv``; rows appended as they end."""
-    done = _done(folds_csv, n_folds)
-    new_file = not folds_csv.exists()
-    failures = []
-    with folds_csv.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-        if new_file:
-            writer.writeheader()
-        for name in datasets:
-            todo = [(m, f) for m in methods for f in range(n_folds) if (name, m, f) not in done]
-            if not todo:
-                continue
-            X, Y = load(name, data_dir)
-            splits = list(KFold(n_folds, shuffle=True, random_state=SEED).split(X))
-            log(f"{name}: {X.shape[0]} x {X.shape[1]}, {Y.shape[1]} labels; {len(todo)} runs")
-            start = time.perf_counter()
-            tasks = (delayed(_fold)(m, X, Y, *splits[f], f, name) for m, f in todo)
-            results = Parallel(n_jobs=jobs, return_as="generator")(tasks)
-            per_method = {}
-            for (method, fold), result in zip(todo, results, strict=True):
-                if isinstance(result, str):
-                    failures.append((name, method, fold, result))
-                    log(f"  {name} {method} fold {fold} FAILED:\n{result}")
-                    continue
-                writer.writerow(
-                    {"dataset": name, "method": method, "fold": fold, "n_folds": n_folds, **result}
-                )
-                handle.flush()
-                per_method.setdefault(method, []).append(result)
-                if len(per_method[method]) == sum(m == method for m, _ in todo):
-                    mean = pd.DataFrame(per_method[method]).mean()
-                    log(
-                        f"  {name:14s} {method:8s} train {mean['train_time']:8.2f}s"
-                        f"  test {mean['test_time']:7.2f}s per fold"
-                        f"  Hamming {mean['hamming']:.3f}"
-                        f"  macro F1 loss {mean['macro_f1_loss']:.3f}"
-                    )
-            log(f"{name}: {time.perf_counter() - start:.0f} s")
-    return failures
+    """Every (data set, method, fold) not yet in ``folds_csv`` (``mlnb.evaluation.run_folds``);
+    returns the failures."""
+    metrics = {c: METRICS[c] for c in CRITERIA}
+
+    def score(method, X, Y, train, test, fold, dataset):
+        model = make_method(method, SEED + fold, dataset, X[train])
+        return fit_and_score(model, X, Y, train, test, metrics)
+
+    return run_folds(
+        datasets,
+        methods,
+        folds_csv,
+        load=lambda name: load(name, data_dir),
+        score=score,
+        columns=COLUMNS,
+        n_folds=n_folds,
+        seed=SEED,
+        jobs=jobs,
+        log=log,
+    )
 
 
 # ---- report -------------------------------------------------------------------------------
@@ -922,7 +869,8 @@ def main(argv=None):
         path = report(folds_csv, out, n_folds=n_folds, data_dir=args.data_dir)
         log(f"wrote {path}")
     if failures:
-        log(f"{len(failures)} runs failed: " + ", ".join(f"{d}/{m}/{f}" for d, m, f, _ in failures))
+        failed = ", ".join(f"{f.dataset}/{f.method}/{f.fold}" for f in failures)
+        log(f"{len(failures)} runs failed: {failed}")
         return 1
     return 0
 

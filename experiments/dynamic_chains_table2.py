@@ -54,10 +54,8 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")  # multithreaded BLAS is 10x slower on the busy box
 
 import argparse  # noqa: E402
-import csv  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-import traceback  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -66,7 +64,6 @@ import pandas as pd  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from scipy.stats import binomtest, rankdata, wilcoxon  # noqa: E402
 from sklearn.base import BaseEstimator  # noqa: E402
-from sklearn.model_selection import KFold  # noqa: E402
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
@@ -74,7 +71,7 @@ from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 from sklearn.utils import check_random_state  # noqa: E402
 
 from mlnb import BaggedBinaryRelevance, DynamicChainEnsemble, EnsembleClassifierChains  # noqa: E402
-from mlnb.evaluation import compare  # noqa: E402
+from mlnb.evaluation import compare, fit_and_score, run_folds  # noqa: E402
 from mlnb.metrics import METRIC_SETS, METRICS  # noqa: E402
 from mlnb.multilabel._knn_members import choose_neighbours  # noqa: E402  (private: R as mlnb's kNN ensembles)
 
@@ -233,7 +230,7 @@ DESCRIPTIONS = {
 
 
 # ---- running ------------------------------------------------------------------------------
-COLUMNS = ["dataset", "method", "fold", "n_folds", *CRITERIA, *TIMES, "n_train", "n_test", "info"]
+COLUMNS = [*CRITERIA, *TIMES, "n_train", "n_test", "info"]  # after dataset, method, fold
 
 
 def load(name, data_dir=None):
@@ -245,97 +242,33 @@ def load(name, data_dir=None):
     return X, Y
 
 
-def run_fold(method, X, Y, train, test, fold):
-    """Fit and score one method on one fold: a CSV row (dict) or a traceback string."""
-    try:
-        scaler = StandardScaler(with_mean=False).fit(X[train])
-        X_train, X_test = scaler.transform(X[train]), scaler.transform(X[test])
-        model = make_method(method, SEED + fold)
-        start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model.fit(X_train, Y[train])
-        train_time = time.perf_counter() - start
-        start = time.perf_counter()
-        predicted = np.asarray(model.predict(X_test))
-        test_time = time.perf_counter() - start
-    except Exception:  # a failing method must not stop the others
-        return traceback.format_exc(limit=4)
-    info = f"R={model.n_neighbors_}" if hasattr(model, "n_neighbors_") else ""
-    return {
-        **{c: float(METRICS[c](Y[test], predicted)) for c in CRITERIA},
-        "train_time": train_time,
-        "test_time": test_time,
-        "n_train": len(train),
-        "n_test": len(test),
-        "info": info,
-    }
-
-
-def _done(folds_csv):
-    if not folds_csv.exists():
-        return set()
-    frame = pd.read_csv(folds_csv)
-    return set(zip(frame["dataset"], frame["method"], frame["fold"], frame["n_folds"], strict=True))
+def score_fold(method, X, Y, train, test, fold, dataset=None):
+    """Fit and score one method on one fold, the features scaled on its training rows."""
+    scaler = StandardScaler(with_mean=False).fit(X[train])
+    X = scaler.transform(X)  # the training rows' scale on every row
+    model = make_method(method, SEED + fold)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        row = fit_and_score(model, X, Y, train, test, {c: METRICS[c] for c in CRITERIA})
+    return {**row, "info": f"R={model.n_neighbors_}" if hasattr(model, "n_neighbors_") else ""}
 
 
 def run(datasets, methods, folds_csv, *, n_folds, data_dir, deadline, log):
-    """Every (data set, method, fold) not yet in ``folds_csv``; rows appended as they end.
-
-    Data sets in the given order; within a set, method by method (all folds of a method
-    before the next), so an interrupted run leaves whole methods. No fit starts after
-    ``deadline`` (a ``time.time()`` value, or None).
-    """
-    done = _done(folds_csv)
-    new_file = not folds_csv.exists()
-    failures = []
-    with folds_csv.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-        if new_file:
-            writer.writeheader()
-        for name in datasets:
-            todo = [
-                (m, f) for m in methods for f in range(n_folds) if (name, m, f, n_folds) not in done
-            ]
-            if not todo:
-                continue
-            if deadline is not None and time.time() > deadline:
-                log(f"budget spent: {name} and later sets not started")
-                break
-            X, Y = load(name, data_dir)
-            splits = list(KFold(n_folds, shuffle=True, random_state=SEED).split(X))
-            kind = "sparse" if sp.issparse(X) else "dense"
-            log(
-                f"{name}: {X.shape[0]} x {X.shape[1]} ({kind}), {Y.shape[1]} labels; {len(todo)} fits"
-            )
-            for method in methods:
-                folds = [f for m, f in todo if m == method]
-                times = []
-                for fold in folds:
-                    if deadline is not None and time.time() > deadline:
-                        log(f"  budget spent: {name} {method} stopped after {len(times)} folds")
-                        return failures
-                    result = run_fold(method, X, Y, *splits[fold], fold)
-                    if isinstance(result, str):
-                        failures.append((name, method, fold, result))
-                        log(f"  {name} {method} fold {fold} FAILED:\n{result}")
-                        continue
-                    writer.writerow(
-                        {
-                            "dataset": name,
-                            "method": method,
-                            "fold": fold,
-                            "n_folds": n_folds,
-                            **result,
-                        }
-                    )
-                    handle.flush()
-                    times.append(result["train_time"] + result["test_time"])
-                if times:
-                    log(
-                        f"  {name:14s} {method:7s} {len(times)} folds, {np.mean(times):7.2f} s per fold"
-                    )
-    return failures
+    """Every (data set, method, fold) not yet in ``folds_csv`` (``mlnb.evaluation.run_folds``):
+    data sets in the given order, within one method by method; no fit starts after
+    ``deadline`` (a ``time.time()`` value, or None). Returns the failures."""
+    return run_folds(
+        datasets,
+        methods,
+        folds_csv,
+        load=lambda name: load(name, data_dir),
+        score=score_fold,
+        columns=COLUMNS,
+        n_folds=n_folds,
+        seed=SEED,
+        deadline=deadline,
+        log=log,
+    )
 
 
 # ---- the paper's numbers ------------------------------------------------------------------
@@ -954,8 +887,8 @@ def main(argv=None):
         )
     if folds_csv.exists():
         print(f"report: {report(folds_csv, out, data_dir=args.data_dir)}")
-    for name, method, fold, _ in failures:
-        print(f"FAILED: {name} {method} fold {fold}")
+    for failure in failures:
+        print(f"FAILED: {failure.dataset} {failure.method} fold {failure.fold}")
     return 1 if failures else 0
 
 
