@@ -58,17 +58,23 @@ def _views(points, n_labels, keep, masks):
     return np.arange(n_labels), views
 
 
-def _base_distances(rows, points, views, norms):
-    """Base squared distances of rows to points in every view, inf where not allowed."""
-    out = np.empty((len(views), rows.shape[0], points.shape[0]))
+def _restricted(matrix, views):
+    """``matrix`` restricted to each view's features (sliced once, not once per block)."""
+    return [matrix if columns is None else matrix[:, columns] for columns, _ in views]
+
+
+def _base_distances(view_rows, view_points, views, norms, start, stop):
+    """Base squared distances of rows ``start:stop`` to the points in every view, inf where
+    not allowed; ``view_rows`` and ``view_points`` as :func:`_restricted` gives them."""
+    n_points = view_points[0].shape[0]
+    out = np.empty((len(views), stop - start, n_points))
     for v, (columns, allowed) in enumerate(views):
         if columns is not None and columns.size == 0:
             out[v] = 0.0  # a label with no selected feature: every point at distance 0
-        elif columns is None:
-            out[v] = squared_distances(rows, points, norms[v])
         else:
-            out[v] = squared_distances(rows[:, columns], points[:, columns], norms[v])
-        out[v][:, ~allowed] = np.inf
+            out[v] = squared_distances(view_rows[v][start:stop], view_points[v], norms[v])
+        if not allowed.all():
+            out[v] += np.where(allowed, 0.0, np.inf)  # the points not kept: at infinity
     return out
 
 
@@ -177,9 +183,8 @@ def knn_chain_labels(
     m = points.shape[0]
     label_rows = np.asarray(point_labels, dtype=np.float64).T  # (L, m)
     view_of_label, views = _views(points, n_labels, keep, masks)
-    norms = [
-        squared_norms(points if columns is None else points[:, columns]) for columns, _ in views
-    ]
+    view_points, view_rows = _restricted(points, views), _restricted(X, views)
+    norms = [squared_norms(restricted) for restricted in view_points]
     # distinct (row, order) pairs, sorted by row
     keys = np.concatenate(
         [np.broadcast_to(np.arange(n)[None, :, None], (n_sets, n, 1)), orders], axis=2
@@ -197,7 +202,7 @@ def knn_chain_labels(
     prune = True  # until a block shows it does not pay
     for start in range(0, n, block):
         stop = min(start + block, n)
-        base = _base_distances(X[start:stop], points, views, norms)
+        base = _base_distances(view_rows, view_points, views, norms, start, stop)
         first, last = np.searchsorted(pair_row, [start, stop])
         local = pair_row[first:last] - start
         pair_rows = np.arange(first, last)

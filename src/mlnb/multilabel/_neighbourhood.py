@@ -110,8 +110,11 @@ def squared_distances(rows, points, point_norms=None):
     if point_norms is None:
         point_norms = squared_norms(points)
     cross = rows @ points.T
-    cross = cross.toarray() if sp.issparse(cross) else np.asarray(cross)
-    return np.maximum(squared_norms(rows)[:, None] + point_norms - 2 * cross, 0.0)
+    cross = cross.toarray() if sp.issparse(cross) else np.array(cross, dtype=np.float64)
+    cross *= 2.0  # |r|^2 + |p|^2 - 2 r.p in two arrays, rounded as written
+    distances = squared_norms(rows)[:, None] + point_norms
+    distances -= cross
+    return np.maximum(distances, 0.0, out=distances)
 
 
 def nearest_points(distances, k):
