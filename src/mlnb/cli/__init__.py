@@ -1124,8 +1124,7 @@ def compare(
       mlnb compare -m mnb,bnb,bayes-mnb --datasets webkb --datasets r8_allterms \\
           --datasets 20ng_bydate --train-test
     """
-    from ..evaluation import compare as compare_scores
-    from ..evaluation import criterion_label, format_report
+    from ..evaluation import write_comparison
     from ..evaluation._optional import require
 
     chosen = _methods(methods) or list(DEFAULT_COMPARE_METHODS)
@@ -1168,67 +1167,31 @@ def compare(
     for (data_name, method), scores in results.items():
         for criterion, value in scores.items():
             means.setdefault(criterion, {}).setdefault(method, {})[data_name] = float(value)
-    n_runs = len(chosen) * len(data_names)
-    incomplete = [c for c, v in means.items() if sum(map(len, v.values())) < n_runs]
-    if incomplete and not quiet:  # e.g. log_loss of a method without probabilities
-        click.echo(f"note: not ranked (missing for some runs): {', '.join(incomplete)}", err=True)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = ["means.json"]
-    (out_dir / "means.json").write_text(json.dumps(means, indent=1))
-    protocol = _protocol(cv, split, train_test, stratify, seed, threshold, params)
-    summary = {"methods": chosen, "datasets": data_names, "protocol": protocol, "criteria": {}}
-    report = None
-    if len(data_names) < 2:
-        if not quiet:
-            click.echo("note: statistical tests need at least two data sets", err=True)
-    else:
-        import pandas as pd
-
-        tables = {
-            c: pd.DataFrame(v).T.loc[chosen, data_names]
-            for c, v in means.items()
-            if c not in incomplete
-        }
-        for criterion, table in tables.items():
-            table.to_csv(out_dir / f"means_{criterion}.csv")
-        written.append(f"means_*.csv ({len(tables)})")
-        higher = dict.fromkeys(SINGLE_LABEL_CRITERIA, True) if kind == "text" else None
-        comparison = compare_scores(tables, alpha=alpha, greater_is_better=higher)
-        (out_dir / "ranks.md").write_text(comparison.to_markdown("ranks") + "\n")
-        comparison.to_csv(out_dir / "ranks.csv", kind="ranks")
-        (out_dir / "wilcoxon_holm.md").write_text(_wilcoxon_markdown(comparison))
-        written += ["ranks.md", "ranks.csv", "wilcoxon_holm.md"]
-        plotted = PLOTTED[kind] if metrics is None else (*criteria[data_names[0]], "train_time")
-        drawn = [c for c in plotted if c in comparison.criteria] if plots else []
-        for criterion in drawn:
-            comparison.plot_critical_difference(out_dir / f"cd_{criterion}", criterion=criterion)
-        if drawn:
-            written.append(f"cd_*.png and .svg ({', '.join(drawn)})")
-        for name, result in comparison.criteria.items():
-            summary["criteria"][name] = {
-                "label": criterion_label(name),
-                "greater_is_better": result.greater_is_better,
-                "mean_scores": {m: float(v) for m, v in result.scores.mean(axis=1).items()},
-                "average_ranks": {m: float(v) for m, v in result.average_ranks.items()},
-                "friedman_pvalue": float(result.friedman_pvalue),
-                "critical_difference": float(result.critical_difference),
-            }
-        described = {d: _describe(loaded[d][0]) for d in data_names}
-        options = {"protocol": protocol, "datasets": described}
-        title = f"mlnb compare: {len(chosen)} methods on {len(data_names)} data sets"
-        report = format_report(comparison, fmt="text", title=title, **options)
-        markdown = format_report(comparison, fmt="markdown", title=title, **options)
-        (out_dir / "report.md").write_text(markdown)
-        written.insert(0, "report.md")
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-    written.append("summary.json")
+    plotted = PLOTTED[kind] if metrics is None else (*criteria[data_names[0]], "train_time")
+    files = write_comparison(
+        out_dir,
+        means,
+        chosen,
+        data_names,
+        alpha=alpha,
+        greater_is_better=dict.fromkeys(SINGLE_LABEL_CRITERIA, True) if kind == "text" else None,
+        plotted=plotted if plots else (),
+        title=f"mlnb compare: {len(chosen)} methods on {len(data_names)} data sets",
+        protocol=_protocol(cv, split, train_test, stratify, seed, threshold, params),
+        described={d: _describe(loaded[d][0]) for d in data_names},
+    )
+    if files.incomplete and not quiet:  # e.g. log_loss of a method without probabilities
+        missing = ", ".join(files.incomplete)
+        click.echo(f"note: not ranked (missing for some runs): {missing}", err=True)
+    if len(data_names) < 2 and not quiet:
+        click.echo("note: statistical tests need at least two data sets", err=True)
     if as_json:
-        click.echo(json.dumps(summary, indent=1))
+        click.echo(json.dumps(files.summary, indent=1))
         return
-    if report is not None:
-        click.echo(report, nl=False)
+    written = list(files.written)
+    if files.report is not None:
+        click.echo(files.report, nl=False)
         click.echo()
-    if report is not None:
         written[0] = "report.md (this report)"
     click.echo(f"Wrote to {out_dir}/: {', '.join(written)}.", err=quiet)
 
@@ -1254,18 +1217,6 @@ def _describe(data):
     if is_text(data):
         return f"{data.n_samples} documents, {len(data.classes)} classes"
     return f"{data.n_samples} rows, {data.X.shape[1]} features, {data.Y.shape[1]} labels"
-
-
-def _wilcoxon_markdown(comparison):
-    """The Wilcoxon-Holm table, or one line when N data sets cannot give a significant pair."""
-    from ..evaluation import wilcoxon_can_reject
-
-    first = next(iter(comparison.criteria.values()))
-    if wilcoxon_can_reject(first.n_datasets, len(first.wilcoxon), comparison.alpha):
-        return comparison.to_markdown("wilcoxon") + "\n"
-    from ..evaluation._report import _wilcoxon_summary
-
-    return _wilcoxon_summary(comparison) + "\n"
 
 
 @main.command()

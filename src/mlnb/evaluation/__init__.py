@@ -9,7 +9,8 @@
   and critical difference, Wilcoxon signed-rank and paired t-tests with Holm's correction
   (Demsar 2006); tables as Markdown, LaTeX and CSV; critical-difference diagram and radar
   plot as PNG and SVG; :func:`format_report`, the comparison as text or Markdown a person
-  can read, with :func:`criterion_label`, the one display name of each criterion.
+  can read, with :func:`criterion_label`, the one display name of each criterion;
+  :func:`write_comparison`, every file of a comparison (what ``mlnb compare`` writes).
 - :func:`run_folds`: a resumable, parallel run of methods x data sets x folds into one CSV,
   with a deadline, failing folds recorded (:class:`Failure`) and :func:`fit_and_score`.
 - :func:`best_time`: the best wall and CPU time of repeated calls (``mlnb bench`` and the
@@ -21,15 +22,17 @@ iterative stratification need ``mlnb[stats]``, the plots ``mlnb[plot]``.
 
 from ._cross_validation import CVResult, DegeneratePredictionWarning, cross_validate
 from ._plots import plot_critical_difference, plot_radar
-from ._report import criterion_label, format_report, wilcoxon_can_reject
+from ._report import criterion_label, format_report, wilcoxon_can_reject, wilcoxon_summary
 from ._runner import Failure, fit_and_score, run_folds
 from ._statistics import Comparison, CriterionComparison, compare
 from ._tables import format_table
 from ._timing import Timing, best_time
+from ._written import ComparisonFiles, write_comparison
 
 __all__ = [
     "CVResult",
     "Comparison",
+    "ComparisonFiles",
     "CriterionComparison",
     "DegeneratePredictionWarning",
     "Failure",
@@ -45,4 +48,6 @@ __all__ = [
     "plot_radar",
     "run_folds",
     "wilcoxon_can_reject",
+    "wilcoxon_summary",
+    "write_comparison",
 ]

@@ -17,7 +17,7 @@ import textwrap
 
 from ..metrics import METRICS
 
-__all__ = ["criterion_label", "format_report", "wilcoxon_can_reject"]
+__all__ = ["criterion_label", "format_report", "wilcoxon_can_reject", "wilcoxon_summary"]
 
 _NAMES = {
     "hamming": "Hamming loss",
@@ -194,7 +194,7 @@ def _blocks(comparison, title, protocol, datasets):
         )
     )
     blocks.append(("list", [_criterion_sentence(r) for r in results]))
-    blocks.append(("text", _wilcoxon_summary(comparison)))
+    blocks.append(("text", wilcoxon_summary(comparison)))
     significant = [
         [criterion_label(r.name), a, b, _number(float(d), r.name), _p(float(p))]
         for r in results
@@ -207,7 +207,9 @@ def _blocks(comparison, title, protocol, datasets):
     return blocks
 
 
-def _wilcoxon_summary(comparison):
+def wilcoxon_summary(comparison):
+    """One sentence on the Wilcoxon-Holm tests of ``comparison``: how many pairs are
+    significant, or why N data sets cannot give a significant pair."""
     first = next(iter(comparison.criteria.values()))
     n, m, alpha = first.n_datasets, len(first.wilcoxon), comparison.alpha
     if not wilcoxon_can_reject(n, m, alpha):
