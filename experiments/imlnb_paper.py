@@ -26,8 +26,6 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")  # one core per run: clean timings on a shared box
 
 import argparse  # noqa: E402
-import csv  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -36,7 +34,7 @@ from scipy import stats  # noqa: E402
 from sklearn.model_selection import KFold  # noqa: E402
 
 from mlnb.datasets import describe, load_dataset  # noqa: E402
-from mlnb.evaluation import compare, cross_validate  # noqa: E402
+from mlnb.evaluation import compare, fit_and_score, run_folds  # noqa: E402
 from mlnb.metrics import METRICS, get_metrics  # noqa: E402
 from mlnb.multilabel import (  # noqa: E402
     BinaryRelevance,
@@ -104,45 +102,32 @@ def load(name):
 
 
 def run(datasets, folds_csv, *, fresh):
-    """Cross-validate every method on every data set; append per-fold rows to the CSV."""
-    metric_names = list(get_metrics(list(CRITERIA)))
-    done = set()
-    if folds_csv.exists() and not fresh:
-        previous = pd.read_csv(folds_csv)
-        done = set(zip(previous["dataset"], previous["method"], strict=True))
-    elif folds_csv.exists():
+    """Cross-validate every method on every data set (``mlnb.evaluation.run_folds``): one
+    row per fold in the CSV, the folds it holds already skipped; returns the failures."""
+    metrics = get_metrics(list(CRITERIA))
+    columns = [*metrics, *TIMES]
+    events = dict(datasets)
+    if fresh and folds_csv.exists():
         folds_csv.unlink()
-    header = ["dataset", "method", "fold", *metric_names, *TIMES]
-    new_file = not folds_csv.exists()
-    with folds_csv.open("a", newline="") as handle:
-        writer = csv.writer(handle)
-        if new_file:
-            writer.writerow(header)
-        for name, events in datasets:
-            todo = [m for m in METHODS if (name, m) not in done]
-            if not todo:
-                continue
-            X, Y = load(name)
-            for method in todo:
-                start = time.perf_counter()
-                result = cross_validate(
-                    methods(events)[method],
-                    X,
-                    Y,
-                    cv=FOLDS,
-                    metrics=list(CRITERIA),
-                    random_state=SEED,
-                )
-                for fold in range(result.n_folds):
-                    scores = [result.scores[m][fold] for m in metric_names]
-                    times = [result.train_time[fold], result.test_time[fold]]
-                    writer.writerow([name, method, fold, *scores, *times])
-                handle.flush()
-                print(
-                    f"{name:14s} {method:9s} {time.perf_counter() - start:7.1f}s  "
-                    f"F1 loss {result.scores['example_f1_loss'].mean():.4f}",
-                    flush=True,
-                )
+
+    def score(method, X, Y, train, test, fold, dataset):
+        row = fit_and_score(methods(events[dataset])[method], X, Y, train, test, metrics)
+        return {name: row[name] for name in columns}
+
+    failures = run_folds(
+        [name for name, _ in datasets],
+        METHODS,
+        folds_csv,
+        load=load,
+        score=score,
+        columns=columns,
+        n_folds=FOLDS,
+        seed=SEED,
+        log=lambda line: print(line, flush=True),
+    )
+    for failure in failures:
+        print(f"FAILED: {failure.dataset} {failure.method} fold {failure.fold}", flush=True)
+    return failures
 
 
 # ---- diagnostics: threshold, signed correlation, error-free stage 1 ------------------------
@@ -276,7 +261,7 @@ def report(datasets, folds_csv, diagnostics):
     folds = pd.read_csv(folds_csv)
     names = [name for name, _ in datasets]
     folds = folds[folds["dataset"].isin(names)]
-    criteria = [c for c in folds.columns if c not in ("dataset", "method", "fold")]
+    criteria = [c for c in folds.columns if c not in ("dataset", "method", "fold", "n_folds")]
     grouped = folds.groupby(["method", "dataset"])[criteria].mean()
     present = [n for n in names if n in set(folds["dataset"])]
     means = {

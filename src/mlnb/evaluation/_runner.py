@@ -132,7 +132,7 @@ def run_folds(
     new_file = not folds_csv.exists() or folds_csv.stat().st_size == 0
     failures = []
     with folds_csv.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=[*KEYS, *columns])
+        writer = csv.DictWriter(handle, fieldnames=[*KEYS, *columns], lineterminator="\n")
         if new_file:
             writer.writeheader()
         for dataset in datasets:
