@@ -59,6 +59,8 @@ import time  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import _dynamic_chains_shared as dcp  # noqa: E402  (the paper's sets, report writing)
+import dynamic_chains_paper_values as paper_values  # noqa: E402  (Table 1, paper set names)
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
@@ -74,10 +76,6 @@ from mlnb import BaggedBinaryRelevance, DynamicChainEnsemble, EnsembleClassifier
 from mlnb.evaluation import compare, fit_and_score, run_folds  # noqa: E402
 from mlnb.metrics import METRIC_SETS, METRICS  # noqa: E402
 from mlnb.multilabel._knn_members import choose_neighbours  # noqa: E402  (private: R as mlnb's kNN ensembles)
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import dynamic_chains_paper as dcp  # noqa: E402  (data sets: its load() and DATASETS)
-import dynamic_chains_paper_values as paper_values  # noqa: E402  (Table 1, paper set names)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "experiments"
@@ -852,9 +850,9 @@ def main(argv=None):
     parser.add_argument("--data-dir", help="data directory (default: mlnb's search)")
     parser.add_argument("--report-only", action="store_true", help="only rebuild the report")
     args = parser.parse_args(argv)
-    datasets = dcp._names(args.datasets, DATASETS, parser, "data sets")
-    bases = dcp._names(args.bases, BASES, parser, "bases") or BASES
-    methods = dcp._names(args.methods, METHODS, parser, "methods") or METHODS
+    datasets = dcp.names_option(args.datasets, DATASETS, parser, "data sets")
+    bases = dcp.names_option(args.bases, BASES, parser, "bases") or BASES
+    methods = dcp.names_option(args.methods, METHODS, parser, "methods") or METHODS
     methods = [m for m in methods if m.split("-", 1)[1] in bases]
     if args.quick:
         datasets = datasets or QUICK_DATASETS
