@@ -40,7 +40,6 @@ from .multilabel._labels import check_label_matrix
 __all__ = [
     "LABEL_GRID",
     "WEAK_LABELS",
-    "MAX_GRID_CATEGORIES",
     "OWN_RULE",
     "TunedThresholdsCV",
     "event_grid",
@@ -130,8 +129,6 @@ LABEL_GRID = [{"label_prior": "uniform", "label_alpha": 1.0}] + [
     {"label_prior": "marginal", "label_alpha": alpha} for alpha in (1.0, 10.0, 100.0, 1e3, 1e4)
 ]
 
-#: Categorical events join the grid for dense integer columns with 3 to this many values.
-MAX_GRID_CATEGORIES = 16
 
 
 def event_grid(X):
@@ -140,17 +137,18 @@ def event_grid(X):
     Non-negative data (counts, 0/1 words): multinomial and Bernoulli with alpha in 1, 0.1
     and 0.01, their Bayesian versions (Xu 2018) and the Gaussian; data with negative
     values: the Gaussian with three variance floors and the Bayesian (Normal-Gamma) one.
-    Dense data adds Weka's discretised Gaussian (its precision from X); dense integer
-    columns of 3 to :data:`MAX_GRID_CATEGORIES` values add the categorical model with alpha
-    1 and 0.1. The complement model is left out: with two classes per label it gives the
-    multinomial's log-odds. Returns a list of ``{"events": model}``.
+    Dense data adds Weka's discretised Gaussian (its precision from X). The complement
+    model is left out: with two classes per label it gives the multinomial's log-odds. The
+    categorical model is left out too: its layout holds the codes seen in training, so a new
+    row with a larger value (a count of 16 where training saw at most 15) cannot be scored;
+    choose it by name for features that are category codes. Returns a list of
+    ``{"events": model}``.
     """
     from .events import (
         BayesianBernoulli,
         BayesianGaussian,
         BayesianMultinomial,
         Bernoulli,
-        Categorical,
         DiscretisedGaussian,
         Gaussian,
         Multinomial,
@@ -167,18 +165,7 @@ def event_grid(X):
         models += [Gaussian()]
     if not sparse and values.size:
         models.append(DiscretisedGaussian(precision=weka_precision(values)))
-        if _few_integer_values(values):
-            models += [Categorical(alpha=a) for a in (1.0, 0.1)]
     return [{"events": model} for model in models]
-
-
-def _few_integer_values(X):
-    """Whether every column of dense X holds integers, 3 to MAX_GRID_CATEGORIES distinct."""
-    if np.isnan(X).any() or not np.array_equal(X, np.round(X)):
-        return False
-    ordered = np.sort(X, axis=0)
-    distinct = 1 + (np.diff(ordered, axis=0) > 0).sum(axis=0)
-    return bool(distinct.max() >= 3 and distinct.max() <= MAX_GRID_CATEGORIES)
 
 
 def scoring_function(scoring):
