@@ -421,6 +421,10 @@ def test_threshold_wraps_multilabel_methods_in_tuned_thresholds():
     assert _estimator("cc", data, {}, threshold="tuned").strategy == "auto"
     rows = evaluate_json("-m", "br", "--threshold", "1e9", "--metrics", "micro_recall")
     assert rows["br"]["micro_recall"] == 0  # no log-odds reaches the cut
+    # what the tuning chose on the folds is said
+    result = invoke("evaluate", "synthetic-counts", "-m", "br", "--cv", "3", "--threshold", "tuned")
+    assert result.exit_code == 0 and "br on synthetic-counts chose: rule " in result.stderr
+    assert "(3 folds)" in result.stderr or "fold)" in result.stderr
 
 
 def test_fit_with_a_threshold_writes_a_tuned_model(tmp_path):

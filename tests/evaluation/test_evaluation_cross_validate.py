@@ -197,3 +197,21 @@ def test_bad_inputs(multilabel):
         cross_validate(GaussianNB(), X, Y[:-1])
     with pytest.raises(TypeError, match="fit and predict"):
         cross_validate(object(), X, Y)
+
+
+def test_the_choices_of_a_tuning_estimator_are_kept_per_fold(multilabel):
+    from mlnb import BinaryRelevance, TunedThresholdsCV
+
+    X, Y = multilabel
+    plain = cross_validate(BinaryRelevance(events="multinomial"), X, Y, cv=3, random_state=0)
+    assert plain.choices is None
+    tuned = TunedThresholdsCV(BinaryRelevance(), param_grid="auto", cv=3)
+    result = cross_validate(tuned, X, Y, cv=3, random_state=0)
+    assert len(result.choices) == 3
+    for train, choice in zip(result.train_indices, result.choices, strict=True):
+        fitted = clone(tuned).fit(X[train], Y[train])
+        expected = [f"rule {fitted.best_strategy_}"]
+        expected += [f"{k}={v!r}" for k, v in sorted(fitted.best_params_.items())]
+        if fitted.best_strategy_ == "predict":
+            expected = ["its own predict"]
+        assert choice == ", ".join(expected)

@@ -576,11 +576,14 @@ def _evaluation_data(
     return join(train, test, name=name), PredefinedSplit(rows)
 
 
-def _scores(estimator, data, folds, *, seed, stratify, metrics=None, method=None, progress=None):
+def _scores(
+    estimator, data, folds, *, seed, stratify, metrics=None, method=None, progress=None, log=None
+):
     """Mean criteria over the folds, plus T_train and T_test (seconds).
 
     ``metrics``: the names of :func:`_metric_names` (None: the default criteria);
-    ``progress``: called after each fold, as :func:`~mlnb.evaluation.cross_validate` says. A
+    ``progress``: called after each fold, as :func:`~mlnb.evaluation.cross_validate` says;
+    ``log``: receives a line saying what a tuned method chose on the folds. A
     :class:`~mlnb.evaluation.DegeneratePredictionWarning` is printed as one line naming
     ``method`` and the data set.
     """
@@ -592,7 +595,10 @@ def _scores(estimator, data, folds, *, seed, stratify, metrics=None, method=None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DegeneratePredictionWarning)
         if not is_text(data):
-            result = cross_validate(estimator, X, y, metrics=metrics, **options).mean()
+            folds_result = cross_validate(estimator, X, y, metrics=metrics, **options)
+            result = folds_result.mean()
+            if log is not None and folds_result.choices:
+                log(f"{method} on {data.name} chose: {_choices_in_words(folds_result.choices)}")
         else:
             result = _text_scores(estimator, X, y, metrics, options)
     for warning in caught:
@@ -603,6 +609,17 @@ def _scores(estimator, data, folds, *, seed, stratify, metrics=None, method=None
                 warning.message, warning.category, warning.filename, warning.lineno
             )
     return result
+
+
+def _choices_in_words(choices):
+    """The folds' choices, the most frequent first: "rule rcut (4 folds); rule scut (1 fold)"."""
+    counts = {}
+    for choice in choices:
+        counts[choice] = counts.get(choice, 0) + 1
+    return "; ".join(
+        f"{choice} ({n} fold{'s' if n > 1 else ''})"
+        for choice, n in sorted(counts.items(), key=lambda item: -item[1])
+    )
 
 
 def _text_scores(estimator, X, y, metrics, options):
@@ -1034,7 +1051,7 @@ def _run_all(runs, *, seed, stratify, metrics, quiet):
 
             results[data_name, method] = _scores(
                 estimator, data, folds, seed=seed, stratify=stratify,
-                metrics=metrics(data_name), method=method, progress=step,
+                metrics=metrics(data_name), method=method, progress=step, log=progress.log,
             )  # fmt: skip
             seconds = time.perf_counter() - start
             progress.log(f"{method} on {data_name}: {seconds:.1f} s")

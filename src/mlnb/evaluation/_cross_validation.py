@@ -71,6 +71,11 @@ class CVResult:
         The rows of each fold.
     predictions : list of array-like or None
         Each fold's ``predict`` output (rows ``test_indices[i]``) when asked for.
+    choices : list of str or None
+        What a searching estimator chose on each fold, in words: the decision rule and the
+        parameters of :class:`~mlnb.TunedThresholdsCV` (``best_strategy_``,
+        ``best_params_``), the parameters of a grid search (``best_params_``); None when
+        the estimator chooses nothing.
     """
 
     scores: dict[str, np.ndarray]
@@ -80,6 +85,7 @@ class CVResult:
     train_indices: list[np.ndarray] = field(repr=False)
     test_indices: list[np.ndarray] = field(repr=False)
     predictions: list | None = field(default=None, repr=False)
+    choices: list | None = field(default=None, repr=False)
 
     @property
     def n_folds(self):
@@ -228,7 +234,21 @@ def _fit_and_score(estimator, X, Y, train, test, metrics, keep_predictions):
     cardinality = None
     if np.ndim(Y_test) == 2:
         cardinality = (_labels_per_row(Y_pred), _labels_per_row(Y_test), shape[1])
-    return values, train_time, test_time, (Y_pred if keep_predictions else None), cardinality
+    kept = Y_pred if keep_predictions else None
+    return values, train_time, test_time, kept, cardinality, _choice(estimator)
+
+
+def _choice(estimator):
+    """What a fitted searching estimator chose, in words (None if it chose nothing)."""
+    strategy = getattr(estimator, "best_strategy_", None)
+    params = getattr(estimator, "best_params_", None)
+    if strategy is None and params is None:
+        return None
+    words = [] if strategy is None else [f"rule {strategy}"]
+    if strategy == "predict":  # TunedThresholdsCV kept the estimator's own predict
+        words = ["its own predict"]
+    words += [f"{name}={value!r}" for name, value in sorted((params or {}).items())]
+    return ", ".join(words) or "the estimator as given"
 
 
 def _check_metrics(metrics, multilabel, estimator):
@@ -387,4 +407,5 @@ def cross_validate(
         train_indices=[train for train, _ in splits],
         test_indices=[test for _, test in splits],
         predictions=[r[3] for r in results] if return_predictions else None,
+        choices=None if all(r[5] is None for r in results) else [r[5] for r in results],
     )
