@@ -11,6 +11,8 @@
   plot as PNG and SVG; :func:`format_report`, the comparison as text or Markdown a person
   can read, with :func:`criterion_label`, the one display name of each criterion;
   :func:`write_comparison`, every file of a comparison (what ``mlnb compare`` writes).
+- :func:`prequential`: test-then-train evaluation over a stream of batches, with running
+  and windowed criteria and throughput; :func:`plot_prequential` draws them.
 - :func:`run_folds`: a resumable, parallel run of methods x data sets x folds into one CSV,
   with a deadline, failing folds recorded (:class:`Failure`) and :func:`fit_and_score`.
 - :func:`best_time`: the best wall and CPU time of repeated calls (``mlnb bench`` and the
@@ -22,6 +24,7 @@ iterative stratification need ``mlnb[stats]``, the plots ``mlnb[plot]``.
 
 from ._cross_validation import CVResult, DegeneratePredictionWarning, cross_validate
 from ._plots import plot_critical_difference, plot_radar
+from ._prequential import PrequentialResult, plot_prequential, prequential
 from ._report import criterion_label, format_report, wilcoxon_can_reject, wilcoxon_summary
 from ._runner import Failure, fit_and_score, run_folds
 from ._statistics import Comparison, CriterionComparison, compare
@@ -36,6 +39,7 @@ __all__ = [
     "CriterionComparison",
     "DegeneratePredictionWarning",
     "Failure",
+    "PrequentialResult",
     "Timing",
     "best_time",
     "compare",
@@ -45,7 +49,9 @@ __all__ = [
     "format_report",
     "format_table",
     "plot_critical_difference",
+    "plot_prequential",
     "plot_radar",
+    "prequential",
     "run_folds",
     "wilcoxon_can_reject",
     "wilcoxon_summary",

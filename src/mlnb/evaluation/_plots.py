@@ -22,7 +22,7 @@ import numpy as np
 from ._optional import require
 from ._report import criterion_label
 
-__all__ = ["plot_critical_difference", "plot_radar"]
+__all__ = ["new_figure", "plot_critical_difference", "plot_radar", "save_figure"]
 
 _FORMATS = ("png", "svg", "pdf")
 
@@ -41,14 +41,16 @@ def _paths(path, formats):
     return [path.with_name(f"{path.name}.{f}") for f in formats]
 
 
-def _figure(figsize):
+def new_figure(figsize):
+    """A matplotlib Figure (no pyplot, no backend set); ImportError naming ``mlnb[plot]``."""
     require("matplotlib", "plotting")
     from matplotlib.figure import Figure
 
     return Figure(figsize=figsize)
 
 
-def _save(fig, path, formats):
+def save_figure(fig, path, formats):
+    """Write ``fig`` as each of ``formats`` (SVG text as text, without a date); the paths."""
     import matplotlib
 
     written = []
@@ -80,7 +82,7 @@ def plot_critical_difference(result, path, *, formats=("png", "svg"), title=None
     list of Path
         The files written.
     """
-    fig = _figure((7.0, 3.0))
+    fig = new_figure((7.0, 3.0))
     posthocs = require("scikit_posthocs", "the critical-difference diagram")
     import matplotlib
 
@@ -127,7 +129,7 @@ def plot_critical_difference(result, path, *, formats=("png", "svg"), title=None
         title = f"{criterion_label(result.name)}: average ranks, Nemenyi test "
         title += f"(alpha = {result.alpha:g}, N = {result.n_datasets})"
     ax.set_title(title, fontsize=10)
-    return _save(fig, path, formats)
+    return save_figure(fig, path, formats)
 
 
 def plot_radar(comparison, path, *, formats=("png", "svg"), show_cd=True, title=None):
@@ -160,7 +162,7 @@ def plot_radar(comparison, path, *, formats=("png", "svg"), show_cd=True, title=
     ranks = np.array([[c.average_ranks[m] for c in criteria] for m in methods])
     angles = np.linspace(0.0, 2.0 * np.pi, len(criteria), endpoint=False)
     closed = np.append(angles, angles[0])
-    fig = _figure((7.5, 6.5))
+    fig = new_figure((7.5, 6.5))
     ax = fig.add_subplot(projection="polar")
     ax.set_theta_offset(np.pi / 2)
     ax.set_theta_direction(-1)
@@ -191,4 +193,4 @@ def plot_radar(comparison, path, *, formats=("png", "svg"), show_cd=True, title=
         if show_cd:
             title += f"; bars: Nemenyi CD, alpha = {comparison.alpha:g}"
     ax.set_title(title, fontsize=10, pad=18)
-    return _save(fig, path, formats)
+    return save_figure(fig, path, formats)
