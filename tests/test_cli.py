@@ -436,6 +436,39 @@ def test_fit_with_a_threshold_writes_a_tuned_model(tmp_path):
     assert mlnb.io.read_metadata(model)["threshold"] == "pcut"
 
 
+def test_fit_update_equals_fitting_on_both_parts(tmp_path):
+    """emotions: fit on the train part, --update with the test part = fit on all rows."""
+    require_data("multilabel/emotions")
+    first, updated = tmp_path / "first.mlnb", tmp_path / "updated.mlnb"
+    result = invoke("fit", "emotions", "-m", "br", "-o", first, "--data-dir", DATA, "-q")
+    assert result.exit_code == 0, result.output
+    result = invoke(
+        "fit", "emotions", "--update", first, "--part", "test", "-o", updated, "--data-dir", DATA
+    )
+    assert result.exit_code == 0, result.output
+    assert "updated" in result.stderr and "it had seen 391" in result.stderr
+    train, test = mlnb.datasets.load_dataset("emotions", DATA)
+    whole = mlnb.BinaryRelevance().fit(
+        np.vstack([train.X, test.X]), np.vstack([np.asarray(train.Y), np.asarray(test.Y)])
+    )
+    np.testing.assert_allclose(
+        load(updated).predict_log_odds(test.X), whole.predict_log_odds(test.X)
+    )
+    metadata = mlnb.io.read_metadata(updated)
+    assert metadata["method"] == "br" and metadata["updates"] == [
+        {"data": "emotions", "part": "test"}
+    ]
+    # what cannot continue says why
+    tuned = tmp_path / "tuned.mlnb"
+    invoke("fit", "synthetic-counts", "-m", "br", "--threshold", "pcut", "-o", tuned, "-q")
+    result = invoke("fit", "synthetic-counts", "--update", tuned, "-o", tuned)
+    assert result.exit_code == 1 and "has no partial_fit" in result.stderr
+    result = invoke("fit", "synthetic-counts", "--update", first, "-p", "alpha=1", "-o", first)
+    assert result.exit_code == 2 and "--update continues a saved model" in result.output
+    result = invoke("fit", "synthetic-counts", "-o", first)
+    assert result.exit_code == 2 and "-m/--method" in result.output
+
+
 def test_compare_with_metrics_and_threshold(tmp_path):
     out = tmp_path / "cmp"
     result = invoke(

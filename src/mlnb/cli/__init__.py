@@ -748,7 +748,14 @@ def datasets(data_dir, as_json, quiet):
 
 @main.command()
 @click.argument("data")
-@click.option("-m", "--method", required=True, help="Method name (listed below).")
+@click.option("-m", "--method", default=None, help="Method name (listed below).")
+@click.option(
+    "--update",
+    "update",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Continue training this model file on DATA (partial_fit) instead of fitting anew.",
+)
 @param_option
 @threshold_option
 @click.option(
@@ -757,7 +764,7 @@ def datasets(data_dir, as_json, quiet):
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
     callback=_output_file_value,
-    help="The model file to write (its folder must exist).",
+    help="The model file to write (its folder must exist; may be the --update file).",
 )
 @part_option("train", "Which part of a data set with a provided split to train on.")
 @variant_option
@@ -768,7 +775,19 @@ def datasets(data_dir, as_json, quiet):
 @quiet_option
 @reported
 def fit(
-    data, method, params, threshold, output, part, variant, tfidf, missing, labels, data_dir, quiet
+    data,
+    method,
+    update,
+    params,
+    threshold,
+    output,
+    part,
+    variant,
+    tfidf,
+    missing,
+    labels,
+    data_dir,
+    quiet,
 ):
     """Train METHOD on DATA and write a model file.
 
@@ -785,7 +804,14 @@ def fit(
       mlnb fit webkb -m bayes-mnb -p beta=0.1 -o webkb.mlnb
       mlnb fit 20ng_bydate -m mnb --tfidf -o 20ng.mlnb
       mlnb fit data.arff --labels 6 --missing ignore -m dce -o data.mlnb
+      mlnb fit new-rows.arff --update emotions-cc.mlnb -o emotions-cc.mlnb
     """
+    if update is not None:
+        return _update(update, data, output, params, threshold, tfidf, part=part,
+                       variant=variant, missing=missing, labels=labels, data_dir=data_dir,
+                       quiet=quiet)  # fmt: skip
+    if method is None:
+        raise click.UsageError("give -m/--method (or --update MODEL to continue training one)")
     settings = parse_params(params)
     dataset = load_data(
         data, data_dir=data_dir, part=part, variant=variant, missing=_loader_missing(missing),
@@ -821,6 +847,59 @@ def fit(
             f"fitted {method} on {dataset.name} ({size}) in {seconds:.3f} s; wrote {output}",
             err=True,
         )
+
+
+def _update(model, data, output, params, threshold, tfidf, *, quiet, **loading):
+    """``mlnb fit DATA --update MODEL``: ``partial_fit`` the saved model on DATA, save it."""
+    if params or threshold is not None or tfidf:
+        raise click.UsageError(
+            "--update continues a saved model as it is: -p, --threshold and --tfidf apply to a "
+            "new fit only"
+        )
+    estimator = load(model)
+    metadata = read_metadata(model)
+    if _is_text_model(estimator):
+        raise ValueError(
+            f"{model} is a text model: its vocabulary is fixed by its first fit, so it cannot "
+            "learn new documents; fit it anew on all of them"
+        )
+    if not callable(getattr(estimator, "partial_fit", None)):
+        raise ValueError(
+            f"{model} holds a {type(estimator).__name__}, which has no partial_fit (its "
+            "statistics are not additive, or it chooses settings on the data it saw): fit it "
+            "anew on all the data"
+        )
+    dataset = load_data(data, missing=_loader_missing(loading.pop("missing")), **loading)
+    if is_text(dataset):
+        raise ValueError(f"{data} is a text corpus, but {model} was fitted on feature vectors")
+    X, y = _xy(dataset)
+    n_before = _rows_seen(estimator)
+    start = time.perf_counter()
+    estimator.partial_fit(X, y)
+    seconds = time.perf_counter() - start
+    updates = [*metadata.get("updates", []), {"data": data, "part": loading["part"]}]
+    kept = {k: v for k, v in metadata.items() if k not in _FILE_KEYS}
+    save(estimator, output, metadata={**kept, "updates": updates})
+    if not quiet:
+        seen = "" if n_before is None else f" (it had seen {n_before:g})"
+        click.echo(
+            f"updated {model} with {dataset.n_samples} rows of {dataset.name}{seen} in "
+            f"{seconds:.3f} s; wrote {output}",
+            err=True,
+        )
+
+
+#: Keys read_metadata adds about the file itself (not saved by fit).
+_FILE_KEYS = ("format_version", "mlnb_version", "class")
+
+
+def _rows_seen(estimator):
+    """The (weighted) rows a model's statistics hold, or None if it does not say."""
+    for name in ("feature_stats_", "size_stats_"):
+        stats = getattr(estimator, name, None)
+        if stats is not None and hasattr(stats, "total_count"):
+            return float(np.sum(stats.total_count))
+    return None
 
 
 fit.help = inspect.cleandoc(fit.help) + "\n\n\b\n" + describe_methods()
