@@ -469,6 +469,25 @@ def test_fit_update_equals_fitting_on_both_parts(tmp_path):
     assert result.exit_code == 2 and "-m/--method" in result.output
 
 
+def test_evaluate_prequential_equals_the_python_loop():
+    rows = evaluate_json("-m", "br,naibx", "--prequential", "40", "--metrics", "hamming,micro_f1")
+    data = mlnb.cli._inputs.load_data("synthetic-counts")
+    X, Y = data.X, data.Y
+    batches = [(X[i : i + 40], Y[i : i + 40]) for i in range(0, X.shape[0], 40)]
+    for method in ("br", "naibx"):
+        model = _estimator(method, data, {})
+        expected = mlnb.evaluation.prequential(model, batches, metrics=["hamming", "micro_f1"])
+        for name, value in expected.final().items():
+            assert rows[method][name] == pytest.approx(value)
+        assert rows[method]["rows_per_s"] > 0
+    for args, said in [
+        (("--prequential", "40", "--threshold", "tuned"), "does not apply to --prequential"),
+        (("--prequential", "100000"), "no batch would be predicted"),
+    ]:
+        result = invoke("evaluate", "synthetic-counts", "-m", "br", *args)
+        assert result.exit_code in (1, 2) and said in result.output + result.stderr
+
+
 def test_compare_with_metrics_and_threshold(tmp_path):
     out = tmp_path / "cmp"
     result = invoke(

@@ -1045,6 +1045,14 @@ def _cv_value(cv, split):
 @train_test_option
 @stratify_option
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--prequential",
+    "batch_size",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Test-then-train over the rows in their order, in batches of this many rows, "
+    "instead of cross-validation (methods with partial_fit).",
+)
 @variant_option
 @tfidf_option
 @missing_option
@@ -1064,6 +1072,7 @@ def evaluate(
     train_test,
     stratify,
     seed,
+    batch_size,
     variant,
     tfidf,
     missing,
@@ -1095,9 +1104,18 @@ def evaluate(
       mlnb evaluate enron -m br --threshold tuned --metrics micro_f1,label_ranking_loss
       mlnb evaluate webkb -m mnb,bnb,bayes-mnb --train-test
       mlnb evaluate r8_allterms -m mnb -m gnb --cv 10 --stratify
+      mlnb evaluate delicious -m br,naibx --prequential 500 --metrics hamming,micro_f1
+
+    --prequential N predicts each batch of N rows with the model trained on the rows before
+    it, then learns it (the first batch is only learnt); it prints the criteria over every
+    predicted row and the rows per second.
     """
     methods = _methods(methods)
     settings = parse_params(params)
+    if batch_size is not None:
+        return _prequential(data, methods, settings, metrics, threshold, batch_size,
+                            data_dir=data_dir, missing=missing, labels=labels, seed=seed,
+                            as_json=as_json, quiet=quiet)  # fmt: skip
     dataset, folds = _evaluation_data(
         data, cv=cv, split=split, train_test=train_test, data_dir=data_dir, variant=variant,
         missing=missing, labels=labels,
@@ -1113,6 +1131,42 @@ def evaluate(
     results = _run_all(runs, seed=seed, stratify=stratify, metrics=lambda d: criteria,
                        quiet=quiet or as_json)  # fmt: skip
     rows = [{"method": m, **results[dataset.name, m]} for m in estimators]
+    _echo_table(rows, _columns(rows, "method"), as_json=as_json)
+
+
+def _prequential(data, methods, settings, metrics, threshold, batch_size, *, data_dir,
+                 missing, labels, seed, as_json, quiet):  # fmt: skip
+    """``mlnb evaluate --prequential N``: every method test-then-trained over DATA's rows."""
+    from ..evaluation import prequential
+
+    if threshold is not None:
+        raise click.UsageError(
+            "--threshold tunes a rule by cross-validation: it does not apply to --prequential"
+        )
+    dataset = load_data(data, data_dir=data_dir, missing=_loader_missing(missing), labels=labels)
+    if is_text(dataset):
+        raise ValueError(
+            "--prequential runs on feature data: a text model's vocabulary is fixed by its "
+            "first fit"
+        )
+    X, y = _xy(dataset)
+    if X.shape[0] <= batch_size:
+        raise ValueError(
+            f"--prequential {batch_size}: {dataset.name} has {X.shape[0]} rows, so no batch "
+            "would be predicted; give a smaller batch size"
+        )
+    criteria = _metric_names(metrics, dataset)
+    rows = []
+    for method in methods:
+        estimator = _estimator(method, dataset, settings, seed=seed, missing=missing)
+        batches = (
+            (X[i : i + batch_size], y[i : i + batch_size]) for i in range(0, X.shape[0], batch_size)
+        )
+        start = time.perf_counter()
+        result = prequential(estimator, batches, metrics=criteria)
+        if not (quiet or as_json):
+            click.echo(f"{method} on {dataset.name}: {time.perf_counter() - start:.1f} s", err=True)
+        rows.append({"method": method, **result.final(), "rows_per_s": result.throughput})
     _echo_table(rows, _columns(rows, "method"), as_json=as_json)
 
 
