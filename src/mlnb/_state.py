@@ -124,8 +124,12 @@ def check_online(estimator, *, needs_merge=False):
 
 
 def takes_classes(estimator) -> bool:
-    """Whether ``partial_fit`` takes ``classes=`` (single-label classifiers)."""
-    return "classes" in inspect.signature(estimator.partial_fit).parameters
+    """Whether ``partial_fit`` needs ``classes=`` (single-label classifiers, and a wrapper
+    of one such as :class:`mlnb.forgetting.SlidingWindow`, which forwards them)."""
+    if "classes" not in inspect.signature(estimator.partial_fit).parameters:
+        return False
+    inner = getattr(estimator, "estimator", None)
+    return inner is None or takes_classes(inner)
 
 
 def adopt_state(estimator, fitted):

@@ -655,6 +655,27 @@ class GroupStats:
         self.observed, self.total_observed = observed, total_observed
         return self
 
+    def scale(self, factor) -> GroupStats:
+        """Multiply every row's weight by ``factor`` (in place; returns self).
+
+        Counts, sums and centred sums of squares are linear in the weights (the means and
+        variances do not change), so the result equals statistics of the same rows with
+        their weights times ``factor``: what exponential forgetting of a stream does.
+        """
+        factor = float(factor)
+        if not factor >= 0:
+            raise ValueError(f"factor must be >= 0; got {factor}")
+        self.count = self.count * factor
+        self.sums = self.sums * factor
+        self.total_count = self.total_count * factor
+        self.total_sums = self.total_sums * factor
+        if self.second_moments:
+            self.m2, self.total_m2 = self.m2 * factor, self.total_m2 * factor
+        if self.observed is not None:
+            self.observed = self.observed * factor
+            self.total_observed = self.total_observed * factor
+        return self
+
     def add_row(self, x, groups, weight=1.0) -> GroupStats:
         """Add one dense row ``x`` (1-D) of weight ``weight`` to ``groups``, in place.
 
@@ -926,3 +947,10 @@ class NamedStats:
     def subtract(self, other: NamedStats) -> NamedStats:
         """Remove the statistics of some of the rows (in place; returns self)."""
         return self._combine(other, GroupStats.subtract)
+
+    def scale(self, factor) -> NamedStats:
+        """Multiply every row's weight by ``factor`` (in place; returns self)."""
+        for stats in self.parts.values():
+            if stats is not None:
+                stats.scale(factor)
+        return self
