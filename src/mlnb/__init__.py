@@ -45,6 +45,7 @@ _SUBMODULES = (
     "distributed",
     "evaluation",
     "events",
+    "forgetting",
     "io",
     "metrics",
     "missing",
