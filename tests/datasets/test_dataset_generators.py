@@ -250,3 +250,28 @@ def test_subset_selection_is_deterministic():
 def test_subset_selection_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         make_subset_selection(10, **kwargs)
+
+
+@pytest.mark.parametrize("features", ["gaussian", "counts"])
+def test_drift_flips_the_label_dependence_and_redraws_the_features(features):
+    options = {"label_dependence": 0.9, "features": features, "random_state": 4}
+    X0, Y0 = make_multilabel(4000, 6, 9, cardinality=3.0, **options)
+    X, Y = make_multilabel(4000, 6, 9, cardinality=3.0, drift_at=2000, **options)
+    np.testing.assert_array_equal(Y[:2000], Y0[:2000])  # the labels before the drift
+    if features == "gaussian":
+        np.testing.assert_array_equal(X[:2000], X0[:2000])
+    before, after = np.corrcoef(Y[:2000].T), np.corrcoef(Y[2000:].T)
+    strong = np.abs(before) > 0.2
+    np.fill_diagonal(strong, False)
+    parity = np.arange(9) % 2
+    mixed = parity[:, None] != parity[None, :]  # an odd and an even label: the sign flips
+    assert (strong & mixed).any() and (strong & ~mixed).any()
+    flips = np.sign(after) == -np.sign(before)
+    assert flips[strong & mixed].all() and not flips[strong & ~mixed].any()
+    np.testing.assert_allclose(Y[:2000].mean(axis=0), Y[2000:].mean(axis=0), atol=0.05)
+    # the features given the labels change: label means differ across the drift
+    shift = [X[2000:][Y[2000:, k] == 1].mean(axis=0) - X[:2000][Y[:2000, k] == 1].mean(axis=0)
+             for k in range(9)]  # fmt: skip
+    assert np.abs(shift).max() > 0.5
+    with pytest.raises(ValueError, match="drift_at"):
+        make_multilabel(100, drift_at=101)

@@ -77,6 +77,7 @@ def make_multilabel(
     separation: float = 1.0,
     doc_length: int = 100,
     hidden_labels=0,
+    drift_at=None,
     random_state=None,
 ):
     """Random multi-label data with a chosen label cardinality and label dependence.
@@ -118,6 +119,13 @@ def make_multilabel(
         frequency p_l; k < n_labels), a sequence gives their indices (at least one label
         stays visible). 0 or an empty sequence hides none: the output is then the same, bit
         for bit, as without the option.
+    drift_at : int or None, default=None
+        A stream that changes at this row (concept drift): from it on, the sign ``s_l`` of
+        every odd-numbered label flips, so a pair of an odd and an even label that attracted
+        repels and the other way round (pairs of the same parity stay), and the features'
+        dependence on the labels (M, or the word distributions) is drawn anew; the label
+        frequencies stay. None: no drift (the output is the same, bit for bit, as
+        without the option).
     random_state : int, numpy Generator or None
         The same value gives the same data.
 
@@ -146,6 +154,10 @@ def make_multilabel(
         raise ValueError(f"features: expected 'gaussian' or 'counts', got {features!r}")
     if separation < 0:
         raise ValueError(f"separation: expected a number >= 0, got {separation!r}")
+    if drift_at is not None:
+        drift_at = _positive_int(drift_at, "drift_at", minimum=0)
+        if drift_at > n:
+            raise ValueError(f"drift_at: expected a row in [0, n_samples = {n}], got {drift_at}")
     rng = _rng(random_state)
     p = _marginals(L, float(cardinality), rng)
     hidden = _hidden(hidden_labels, p)
@@ -156,18 +168,30 @@ def make_multilabel(
     F = rng.standard_normal((n, n_groups))
     E = rng.standard_normal((n, L))
     r = float(label_dependence)
-    Z = np.sqrt(r) * sign * F[:, group] + np.sqrt(1.0 - r) * E
+    signs = np.broadcast_to(sign, (n, L)).copy()
+    after = slice(n if drift_at is None else drift_at, n)  # the rows after the drift
+    flipped = np.where(np.arange(L) % 2 == 1, -sign, sign)  # every other label's sign
+    signs[after] = flipped
+    Z = np.sqrt(r) * signs * F[:, group] + np.sqrt(1.0 - r) * E
     Y = (Z > ndtri(1.0 - p)).astype(np.uint8)
     if features == "gaussian":
         M = rng.normal(0.0, separation, size=(L, d))
         M[hidden] = 0.0
         X = Y @ M + rng.standard_normal((n, d))
+        if drift_at is not None:
+            M_after = rng.normal(0.0, separation, size=(L, d))
+            M_after[hidden] = 0.0
+            X[after] += Y[after] @ (M_after - M)
     else:
         length = _positive_int(doc_length, "doc_length")
         background = rng.dirichlet(np.ones(d))
         words = rng.dirichlet(np.full(d, 0.1), size=L)
         words[hidden] = 0.0
         theta = background + separation * (Y @ words)
+        if drift_at is not None:
+            words_after = rng.dirichlet(np.full(d, 0.1), size=L)
+            words_after[hidden] = 0.0
+            theta[after] = background + separation * (Y[after] @ words_after)
         theta /= theta.sum(axis=1, keepdims=True)
         X = rng.multinomial(rng.poisson(length, size=n), theta).astype(np.float64)
     return X, Y

@@ -203,15 +203,18 @@ def _metrics(names, Y):
 
 
 def plot_prequential(result, path, *, criteria=None, formats=("png", "svg"), title=None):
-    """Write the running (and windowed) criteria against the rows seen, one panel each.
+    """Write the criteria of a stream against the rows seen, one panel per criterion.
 
     Parameters
     ----------
-    result : PrequentialResult
+    result : PrequentialResult or dict of str to PrequentialResult
+        One run: its running criteria, and its windowed ones if it has a window. Several
+        (``{name: result}``, e.g. a model with and without forgetting on the same stream):
+        one line each, windowed where the result has a window, else running.
     path : str or Path
         Output path; its suffix, if any, is replaced by each format's.
     criteria : list of str, default=None
-        The criteria to draw (default: all of ``result``, at most six).
+        The criteria to draw (default: all of the (first) result, at most six).
     formats : sequence of {"png", "svg", "pdf"}, default=("png", "svg")
     title : str, default=None
 
@@ -221,18 +224,27 @@ def plot_prequential(result, path, *, criteria=None, formats=("png", "svg"), tit
     """
     from ._plots import new_figure, save_figure
 
-    names = list(result.scores)[:6] if criteria is None else list(criteria)
-    unknown = [name for name in names if name not in result.scores]
-    if unknown:
-        raise ValueError(f"criteria {unknown} are not in the result: {list(result.scores)}")
+    results = result if isinstance(result, dict) else {None: result}
+    first = next(iter(results.values()))
+    names = list(first.scores)[:6] if criteria is None else list(criteria)
+    for each in results.values():
+        unknown = [name for name in names if name not in each.scores]
+        if unknown:
+            raise ValueError(f"criteria {unknown} are not in the result: {list(each.scores)}")
     fig = new_figure((6.0, 2.2 * len(names)))
     axes = fig.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0]
-    x = result.rows_seen
-    running, windowed = result.running(), result.windowed()
     for ax, name in zip(axes, names, strict=True):
-        ax.plot(x, running[name], label="running", color="black")
-        if result.window is not None:
-            ax.plot(x, windowed[name], label=f"last {result.window} batches", color="tab:blue")
+        for label, each in results.items():
+            x = each.rows_seen
+            if label is None:  # one run: running, and windowed if it has a window
+                ax.plot(x, each.running()[name], label="running", color="black")
+                if each.window is not None:
+                    ax.plot(x, each.windowed()[name], label=f"last {each.window} batches")
+            else:
+                windowed = each.window is not None
+                values = each.windowed()[name] if windowed else each.running()[name]
+                shown = f"{label} (last {each.window} batches)" if windowed else label
+                ax.plot(x, values, label=shown)
         ax.set_ylabel(criterion_label(name))
         ax.grid(alpha=0.3)
     axes[0].legend(loc="best", fontsize="small")
