@@ -10,6 +10,8 @@ import contextlib
 import ctypes
 import gc
 import re
+import sys
+from pathlib import Path
 
 
 def rss_kib():
@@ -19,9 +21,20 @@ def rss_kib():
 
 
 def peak_rss_kib():
-    """Peak resident set size of this process since the last reset, KiB (Linux)."""
-    with open("/proc/self/status") as status:
-        return int(re.search(r"VmHWM:\s+(\d+)", status.read()).group(1))
+    """Peak resident set size of this process since the last reset (or since exec), KiB.
+
+    Linux: ``VmHWM`` of /proc/self/status, this process's own high-water mark.
+    ``getrusage(RUSAGE_SELF).ru_maxrss`` is not used there: Linux carries it across ``exec``
+    from the forked copy of the parent, so a child would report at least the parent's size.
+    Elsewhere, ru_maxrss (bytes on macOS, KiB on the other systems).
+    """
+    status = Path("/proc/self/status")
+    if status.is_file():
+        return int(re.search(r"VmHWM:\s+(\d+)", status.read_text()).group(1))
+    import resource
+
+    scale = 1024 if sys.platform == "darwin" else 1
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // scale
 
 
 def release_free_memory():

@@ -4,7 +4,7 @@ A sparse bag-of-words multi-label data set (``make_multilabel(features="counts")
 written as a MEKA ARFF file, then replicated into files of 1x, 2x, 4x and 8x its rows (the
 data lines repeated) in a temporary directory. For each file, a fresh subprocess trains
 ``BinaryRelevance(events="multinomial")`` and reports its peak resident memory (see
-``peak_rss_mb``: VmHWM on Linux, else ``ru_maxrss``) and its wall time:
+``_memory.peak_rss_kib``: VmHWM on Linux, else ``ru_maxrss``) and its wall time:
 
 - ``stream``: :func:`mlnb.streaming.fit_stream` with ``--chunk-size`` rows per chunk;
 - ``load + fit``: :func:`mlnb.datasets.load_arff` of the whole file, then ``fit``
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from _memory import peak_rss_kib
 
 
 def write_replicated_arff(path, X, Y, factor):
@@ -49,23 +50,6 @@ def write_replicated_arff(path, X, Y, factor):
     return path
 
 
-def peak_rss_mb():
-    """Peak resident memory of this process, in MiB.
-
-    Linux: ``VmHWM`` of /proc/self/status, the high-water mark of this process's own memory
-    since exec. ``getrusage(RUSAGE_SELF).ru_maxrss`` is not used there: Linux carries it
-    across ``exec`` from the forked copy of the parent, so a child would report at least
-    the parent's size. Elsewhere, ru_maxrss (KiB on Linux, bytes on macOS).
-    """
-    status = Path("/proc/self/status")
-    if status.is_file():
-        for line in status.read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    scale = 2**20 if sys.platform == "darwin" else 2**10
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale
-
-
 def child(mode, path, chunk_size):
     """Run in a subprocess: train, then print peak RSS (MB), time and a checksum as JSON."""
     from mlnb import BinaryRelevance
@@ -82,7 +66,7 @@ def child(mode, path, chunk_size):
         model = BinaryRelevance(events="multinomial").fit(data.X, data.Y)
         sums = model.feature_stats_.sums
     seconds = time.perf_counter() - start
-    peak = peak_rss_mb()
+    peak = peak_rss_kib() / 1024
     total = None if sums is None else float(sums.sum())
     print(json.dumps({"peak_mb": peak, "seconds": seconds, "checksum": total}))
 
