@@ -7,7 +7,7 @@ from sklearn import naive_bayes as sk
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import LinearSVC
 
-from mlnb import BinaryRelevance
+from mlnb import BinaryRelevance, ClassifierChain
 
 from .test_chain import dependent_labels
 
@@ -81,3 +81,38 @@ def test_rejected_partial_fit_leaves_the_model_unchanged():
         with pytest.raises(ValueError, match=message):
             model.partial_fit(bad_X, bad_Y)
     np.testing.assert_array_equal(model.predict_proba(X), before)
+
+
+@pytest.mark.parametrize("sparse_labels", [False, True])
+def test_labels_first_seen_in_a_later_batch_equal_the_zero_padded_fit(sparse_labels):
+    rng = np.random.default_rng(5)
+    Y = (rng.random((150, 5)) < 0.4).astype(int)
+    X = rng.poisson(1 + 3 * Y @ rng.random((5, 7)))
+    parts = [(slice(0, 50), 3), (slice(50, 100), 4), (slice(100, 150), 5)]  # rows, labels
+    model = BinaryRelevance(events="multinomial")
+    for rows, n_labels in parts:
+        batch = Y[rows, :n_labels]
+        model.partial_fit(X[rows], sp.csr_matrix(batch) if sparse_labels else batch)
+    padded = Y.copy()
+    padded[:50, 3:] = 0
+    padded[50:100, 4:] = 0
+    whole = BinaryRelevance(events="multinomial").fit(X, padded)
+    assert model.n_labels_ == 5
+    np.testing.assert_allclose(model.predict_log_odds(X), whole.predict_log_odds(X))
+    with pytest.raises(ValueError, match="Y has 4 labels; this model was fitted with 5"):
+        model.partial_fit(X[:10], Y[:10, :4])
+    chain = ClassifierChain(events="multinomial").partial_fit(X[:50], Y[:50, :3])
+    with pytest.raises(ValueError, match="cannot add labels online"):
+        chain.partial_fit(X[50:], Y[50:])
+    assert chain.n_labels_ == 3  # unchanged by the refused call
+
+
+def test_prequential_over_a_growing_label_set():
+    from mlnb.evaluation import prequential
+
+    rng = np.random.default_rng(6)
+    Y = (rng.random((120, 4)) < 0.4).astype(int)
+    X = rng.poisson(1 + 3 * Y @ rng.random((4, 6)))
+    batches = [(X[:40], Y[:40, :3]), (X[40:80], Y[40:80]), (X[80:], Y[80:])]
+    result = prequential(BinaryRelevance(events="multinomial"), batches, metrics="hamming")
+    assert len(result.n_rows) == 2 and np.isfinite(result.scores["hamming"]).all()

@@ -164,6 +164,7 @@ def prequential(estimator, stream, *, metrics=None, window=None, classes=None, p
             start = time.perf_counter()
             predicted = model.predict(X)
             test_times.append(time.perf_counter() - start)
+            predicted = _with_new_labels(predicted, Y)
             for name, metric in chosen.items():
                 scores[name].append(float(metric(Y, predicted)))
             start = time.perf_counter()
@@ -185,6 +186,16 @@ def prequential(estimator, stream, *, metrics=None, window=None, classes=None, p
         metrics=chosen,
         window=window,
     )
+
+
+def _with_new_labels(predicted, Y):
+    """Predictions with a 0 column for every label the batch brings that the model has not
+    seen yet (it predicts no label it does not know)."""
+    if np.ndim(Y) != 2 or np.shape(predicted)[1] >= Y.shape[1]:
+        return predicted
+    predicted = predicted.toarray() if hasattr(predicted, "toarray") else np.asarray(predicted)
+    missing = np.zeros((predicted.shape[0], Y.shape[1] - predicted.shape[1]), predicted.dtype)
+    return np.hstack([predicted, missing])
 
 
 def _metrics(names, Y):

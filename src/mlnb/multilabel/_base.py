@@ -135,6 +135,9 @@ class MultiLabelNB(MultiLabelEstimator):
     """
 
     _uses_label_pairs = False
+    #: Whether a later batch may bring new label columns (appended after the known ones):
+    #: true where the fitted state is the per-label statistics alone.
+    _grows_labels = False
     _parameter_constraints = NB_CONSTRAINTS
 
     # ---- fitting ------------------------------------------------------------------------
@@ -153,14 +156,27 @@ class MultiLabelNB(MultiLabelEstimator):
         self._validate_params()
         first_call = not hasattr(self, "feature_stats_")
         X = self._validate_X(X, reset=first_call)
-        Y = check_label_matrix(
-            Y, X.shape[0], n_labels=None if first_call else self.n_labels_, sparse=True
-        )
+        Y = check_label_matrix(Y, X.shape[0], sparse=True)
+        new_labels = 0 if first_call else Y.shape[1] - self.n_labels_
+        if new_labels < 0 or (new_labels > 0 and not self._grows_labels):
+            raise ValueError(
+                f"Y has {Y.shape[1]} labels; this model was fitted with {self.n_labels_}"
+                + (
+                    f" ({type(self).__name__} cannot add labels online; BinaryRelevance can: "
+                    "new labels go after the known columns)"
+                    if new_labels > 0
+                    else ""
+                )
+            )
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self.event_model(X if first_call else None)
         features, labels = self._statistics(events, X, Y, weight)
         if not first_call:
-            features = self.feature_stats_.copy().merge(features)
+            # a label first seen now was 0 in every earlier row: empty groups until now
+            known = self.feature_stats_
+            if new_labels:
+                known = known.add_groups(new_labels)
+            features = known.copy().merge(features)
             if labels is not None:
                 labels = self.label_stats_.copy().merge(labels)
         self._install(features, labels, events)

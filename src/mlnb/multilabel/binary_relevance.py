@@ -53,6 +53,8 @@ class BinaryRelevance(AdditiveLabelNB):
            [0, 1]])
     """
 
+    _grows_labels = True  # a later batch may bring new label columns (see partial_fit)
+
     def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None, missing="error"):
         self.events = events
         self.prior_alpha = prior_alpha
@@ -72,6 +74,9 @@ class BinaryRelevance(AdditiveLabelNB):
         return self
 
     def partial_fit(self, X, y, sample_weight=None):
+        """Add a batch of rows (NB path). A batch may bring new labels: columns after the
+        known ones, taken as 0 in every earlier row (the model equals a fit on the whole
+        stream with those zeros); a call that raises changes nothing."""
         check_nb_path(self, "partial_fit")
         return super().partial_fit(X, y, sample_weight)
 
