@@ -75,7 +75,7 @@ from sklearn.utils import check_random_state  # noqa: E402
 from mlnb import BaggedBinaryRelevance, DynamicChainEnsemble, EnsembleClassifierChains  # noqa: E402
 from mlnb.evaluation import compare, fit_and_score, run_folds  # noqa: E402
 from mlnb.metrics import METRIC_SETS, METRICS  # noqa: E402
-from mlnb.multilabel._knn_members import choose_neighbours  # noqa: E402  (private: R as mlnb's kNN ensembles)
+from mlnb.multilabel import choose_neighbours  # noqa: E402  (R as mlnb's kNN ensembles)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "experiments"

@@ -1,5 +1,6 @@
 """Multi-label strategies that combine per-label Naive Bayes log-likelihoods."""
 
+from ._knn_members import choose_neighbours
 from .bagging import BaggedBinaryRelevance
 from .binary_relevance import BinaryRelevance
 from .chain import ClassifierChain
@@ -27,4 +28,5 @@ __all__ = [
     "NaiBX",
     "OOCC",
     "RAkEL",
+    "choose_neighbours",
 ]

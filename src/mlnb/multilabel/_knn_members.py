@@ -263,13 +263,39 @@ def knn_chain_labels(
 
 
 def choose_neighbours(X, Y, rng, grid=NEIGHBOURS, *, chain_order=None, budget=1 << 24):
-    """R from ``grid`` by 3-fold cross-validation on example-based F1.
+    """R, the number of neighbours, from ``grid`` by 3-fold cross-validation on
+    example-based F1: how :class:`KNNChain` and the kNN ensembles choose it (Trajdos and
+    Kurzynski: "The number of neighbours was ... tuned using 3-fold cross validation").
 
-    With ``chain_order=None`` the cross-validated model is binary relevance kNN, the
-    chain's first step: one distance computation per fold serves the whole grid (the
-    ensembles' choice). With an order, it is the kNN chain in that order
-    (:class:`~mlnb.multilabel.KNNChain`'s choice). The folds are drawn from ``rng`` as in
-    :func:`~._neighbourhood.choose_by_folds`.
+    Parameters
+    ----------
+    X : ndarray or CSR matrix of shape (n_samples, n_features)
+        Rows as the kNN members see them (scaled).
+    Y : ndarray of shape (n_samples, n_labels)
+    rng : numpy RandomState
+        The folds' seed is drawn from it (one draw), so a caller's later draws depend on
+        this call as in the estimators.
+    grid : sequence of int, default=(1, 3, 5, 7, 9, 11)
+    chain_order : array-like of shape (n_labels,) or None, default=None
+        None: the cross-validated model is binary relevance kNN, the chain's first step
+        (one distance computation per fold serves the whole grid; the ensembles' choice).
+        An order: the kNN chain in that order (:class:`KNNChain`'s choice).
+    budget : int
+        Floats per block of distances.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb.multilabel import choose_neighbours
+    >>> rng = np.random.default_rng(0)
+    >>> Y = (rng.random((90, 3)) < 0.4).astype(int)
+    >>> X = Y @ rng.normal(size=(3, 4)) + rng.normal(scale=0.5, size=(90, 4))
+    >>> choose_neighbours(X, Y, np.random.RandomState(0)) in (1, 3, 5, 7, 9, 11)
+    True
     """
     Y = np.asarray(Y)
 
