@@ -71,12 +71,15 @@ class _Members:
         n_sets = len(betas) if is_local_f1(self.ensemble.order) else 1
         votes = np.zeros((n_sets, X.shape[0], self.ensemble.n_labels_))
         for member in range(self.n_members):
-            orders = self.orders(inputs, member, betas)
-            if soft:
-                votes += expit(self.member_scores(inputs, member, orders))
-            else:
-                votes += self.labels(inputs, member, orders)
+            votes += self.vote(inputs, member, self.orders(inputs, member, betas), soft=soft)
         return votes / self.n_members
+
+    def vote(self, inputs, member, orders, *, soft=False):
+        """A member's vote in each of ``orders``: its 0/1 labels, or (``soft``) its
+        probabilities, the logistic of :meth:`member_scores`."""
+        if soft:
+            return expit(self.member_scores(inputs, member, orders))
+        return self.labels(inputs, member, orders)
 
     def scores(self, X, beta):
         """Soft label scores, (n, L), X validated: the members' mean path log-odds (Naive
@@ -109,10 +112,7 @@ class _Members:
             return self.labels(inputs, member, orders).astype(int)
         votes = np.zeros((len(orders), X.shape[0], self.ensemble.n_labels_))
         for k in range(self.n_members):
-            if soft:
-                votes += expit(self.member_scores(inputs, k, orders))
-            else:
-                votes += self.labels(inputs, k, orders)
+            votes += self.vote(inputs, k, orders, soft=soft)
         return (votes / self.n_members > 0.5).astype(int)
 
 
