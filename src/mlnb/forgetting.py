@@ -49,13 +49,13 @@ class _Forgetting(MetaEstimatorMixin, BaseEstimator):
         return self.partial_fit(X, y, sample_weight=sample_weight, classes=classes)
 
     def _batch_statistics(self, X, y, sample_weight, classes):
+        from .thresholds import is_additive
+
         estimator = self.estimator
-        if not callable(getattr(estimator, "batch_statistics", None)) or not callable(
-            getattr(estimator, "from_statistics", None)
-        ):
+        if not is_additive(estimator):
             raise TypeError(
                 f"{type(estimator).__name__} has no statistics protocol (batch_statistics and "
-                "from_statistics): forgetting needs additive statistics"
+                "from_statistics, with no base_estimator): forgetting needs additive statistics"
             )
         if takes_classes(estimator):
             if not hasattr(self, "classes_"):
