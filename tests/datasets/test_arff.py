@@ -551,7 +551,8 @@ def test_fast_path_equals_exact_path(tmp_path_factory, table, sparse):
     header = _arff._parse_header(iter(lines), path)
     labels = _arff._resolve_labels(header, -Y.shape[1], path)
     parser = _arff._Parser(header, labels, "error", path)
-    data, nums = _arff._data_lines(lines, header.n_lines)
+    data = [s.strip() for s in lines[header.n_lines :] if s.strip()]
+    nums = list(range(len(data)))  # line numbers only name a line in an error
     fast, exact = parser._fast(data), parser._exact(data, nums)
     assert fast is not None
 
@@ -671,3 +672,81 @@ def test_messages_name_python_options_and_command_line(write):
         load_arff(write("m.arff", MISSING + "?,a,1\n"), labels=["y"])
     with pytest.raises(ArffError, match=r"pass labels=.*\(command line: --labels N\)"):
         load_arff(write("n.arff", HEAD))
+
+
+# ------------------------------------------------------------------ bounded memory
+
+
+@pytest.fixture
+def one_line_blocks(monkeypatch):
+    """load_arff parsing one data line at a time (a block closes at _LOAD_BLOCK characters)."""
+    from mlnb.datasets import _arff
+
+    monkeypatch.setattr(_arff, "_LOAD_BLOCK", 1)
+
+
+def _same_dataset(a, b):
+    assert sp.issparse(a.X) == sp.issparse(b.X)
+    if sp.issparse(a.X):
+        assert a.X.has_sorted_indices and b.X.has_sorted_indices
+    np.testing.assert_array_equal(sp.csr_matrix(a.X).toarray(), sp.csr_matrix(b.X).toarray())
+    np.testing.assert_array_equal(a.Y, b.Y)
+    assert (a.feature_names, a.label_names, a.dropped) == (
+        b.feature_names,
+        b.label_names,
+        b.dropped,
+    )
+    assert a.categories == b.categories
+
+
+@pytest.mark.parametrize("text", [DENSE, SPARSE, DENSE + "{0 1}\n"])
+def test_load_arff_in_blocks_equals_one_block(write, monkeypatch, text):
+    from mlnb.datasets import _arff
+
+    path = write("toy.arff", text, xml=["y1", "y2"])
+    whole = load_arff(path)
+    monkeypatch.setattr(_arff, "_LOAD_BLOCK", 1)
+    _same_dataset(load_arff(path), whole)
+
+
+def test_identifier_found_across_blocks(write, one_line_blocks):
+    rows = "".join(f"r{i},{i % 3},{i % 2},{i}\n" for i in range(5))
+    text = (
+        "@relation r\n@attribute id {r0,r1,r2,r3,r4,r5}\n@attribute x numeric\n"
+        "@attribute y {0,1}\n@attribute z numeric\n@data\n" + rows
+    )
+    for sparse in (False, True):
+        ds = load_arff(write("id.arff", text), labels=["y"], sparse=sparse)
+        assert ds.dropped == ("id",) and ds.feature_names == ["x", "z"]
+        expected = [[i % 3, i] for i in range(5)]
+        np.testing.assert_array_equal(sp.csr_matrix(ds.X).toarray(), expected)
+
+
+def test_unknown_labels_across_blocks(write, one_line_blocks):
+    path = write("u.arff", UNLABELLED + "@data\n?,?,1\n?,?,2\n")
+    assert load_arff(path, unknown_labels="allow").Y is None
+    path = write("mix.arff", UNLABELLED + "@data\n?,?,1\n?,?,2\n0,1,3\n")
+    with pytest.raises(ArffError, match="line 8: label values are unknown"):
+        load_arff(path, unknown_labels="allow")
+
+
+def test_empty_data_section_in_blocks(write, one_line_blocks):
+    ds = load_arff(write("e.arff", HEAD + "% only a comment\n"), labels=["y"])
+    assert ds.X.shape == (0, 1) and ds.Y.shape == (0, 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(tables(), st.booleans(), st.integers(1, 40))
+def test_load_arff_any_block_size_equals_one_block(tmp_path_factory, table, sparse, block):
+    from mlnb.datasets import _arff
+
+    X, Y = table
+    path = tmp_path_factory.mktemp("b") / "t.arff"
+    path.write_text(_arff_text(X, Y, sparse=sparse))
+    whole = load_arff(path, labels=-Y.shape[1])
+    saved = _arff._LOAD_BLOCK
+    try:
+        _arff._LOAD_BLOCK = block
+        _same_dataset(load_arff(path, labels=-Y.shape[1]), whole)
+    finally:
+        _arff._LOAD_BLOCK = saved
