@@ -83,3 +83,17 @@ def test_prequential_on_a_window_and_refusals():
         ExponentialForgetting(BinaryRelevance(), decay=1.5).partial_fit(*batches[0])
     with pytest.raises(ValueError, match="estimator"):
         SlidingWindow(KNNChain()).partial_fit(*batches[0])
+
+
+@pytest.mark.parametrize("wrapper", [SlidingWindow, ExponentialForgetting])
+def test_a_later_batch_with_new_labels_is_refused_clearly(wrapper):
+    rng = np.random.default_rng(0)
+    Y = (rng.random((100, 4)) < 0.4).astype(int)
+    X = rng.poisson(2, (100, 5))
+    model = wrapper(ClassifierChain(events="multinomial")).partial_fit(X[:50], Y[:50, :3])
+    before = model.decision_function(X)
+    with pytest.raises(ValueError, match="y has 4 label columns; .* keeps the label set"):
+        model.partial_fit(X[50:], Y[50:])
+    np.testing.assert_array_equal(model.decision_function(X), before)
+    model.fit(X, Y)  # a new fit starts a new label set
+    assert model.estimator_.n_labels_ == 4

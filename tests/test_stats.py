@@ -250,3 +250,22 @@ def test_select_groups_without_copy_shares_a_slice():
     assert np.shares_memory(view.sums, stats.sums) and not np.shares_memory(copy.sums, stats.sums)
     assert_stats_equal(view, copy, rtol=0, atol=0)
     assert view.n_groups == 2
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_add_features_equals_statistics_of_zero_columns(missing):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 4))
+    if missing:
+        X[rng.random(X.shape) < 0.2] = np.nan
+    G = (rng.random((30, 3)) < 0.5).astype(float)
+    grown = GroupStats.from_data(X, G).add_features(2)
+    expected = GroupStats.from_data(np.hstack([X, np.zeros((30, 2))]), G)
+    assert grown.has_missing == expected.has_missing == missing
+    for name in ("count", "sums", "m2", "total_sums", "total_m2", "observed", "total_observed"):
+        a, b = getattr(grown, name), getattr(expected, name)
+        if b is None:
+            assert a is None
+        else:
+            np.testing.assert_allclose(a, b, atol=1e-12)
+    assert grown.total_count == expected.total_count

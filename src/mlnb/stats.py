@@ -859,6 +859,44 @@ class GroupStats:
         index = np.arange(self.n_groups)
         return self.placed(index, self.n_groups + n_new)
 
+    def add_features(self, n_new: int) -> GroupStats:
+        """A copy with ``n_new`` features appended that were 0 (and observed) in every row.
+
+        What a label first seen in a later batch of a stream is in the rows before it,
+        where it is a feature (the statistics of Y grouped by Y of a chain).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlnb.stats import GroupStats
+        >>> Y = np.array([[1, 0], [1, 1]])
+        >>> grown = GroupStats.from_data(Y, Y).add_features(1)
+        >>> grown.sums
+        array([[2., 1., 0.],
+               [1., 1., 0.]])
+        """
+        zeros, none = np.zeros((self.n_groups, int(n_new))), np.zeros(int(n_new))
+        moments = ()
+        if self.second_moments:  # a constant feature: no spread
+            moments = (np.hstack([self.m2, zeros]), np.concatenate([self.total_m2, none]))
+        observed = {}
+        if self.has_missing:  # the new features are observed in every row
+            count = np.broadcast_to(self.count[:, None], zeros.shape)
+            observed = {
+                "observed": np.hstack([self.observed, count]),
+                "total_observed": np.concatenate(
+                    [self.total_observed, np.full(none.size, self.total_count)]
+                ),
+            }
+        return GroupStats.from_arrays(
+            self.count.copy(),
+            np.hstack([self.sums, zeros]),
+            self.total_count,
+            np.concatenate([self.total_sums, none]),
+            *moments,
+            **observed,
+        )
+
     def padded(self, n_groups: int) -> GroupStats:
         """These statistics, or a copy with empty groups appended up to ``n_groups``."""
         return self if self.n_groups >= n_groups else self.add_groups(n_groups - self.n_groups)

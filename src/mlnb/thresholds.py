@@ -130,7 +130,6 @@ LABEL_GRID = [{"label_prior": "uniform", "label_alpha": 1.0}] + [
 ]
 
 
-
 def event_grid(X):
     """The event models and smoothings that ``param_grid="auto"`` searches for rows X.
 

@@ -51,6 +51,7 @@ __all__ = [
     "MultiLabelClassifierMixin",
     "MultiLabelEstimator",
     "MultiLabelNB",
+    "count_new_labels",
 ]
 
 
@@ -125,6 +126,20 @@ class MultiLabelEstimator(MultiLabelClassifierMixin, BaseEstimator):
             raise TypeError(f"{type(self).__name__} takes no sample_weight: {reason}")
 
 
+def count_new_labels(estimator, n_labels) -> int:
+    """How many label columns a batch of ``n_labels`` brings after the fitted ones.
+
+    A fitted online estimator takes new labels appended after the known columns, as 0 in
+    every earlier row; fewer columns than fitted is a ValueError.
+    """
+    if n_labels < estimator.n_labels_:
+        raise ValueError(
+            f"Y has {n_labels} labels; this model was fitted with {estimator.n_labels_} "
+            "(new labels may be appended after the known columns, none removed)"
+        )
+    return n_labels - estimator.n_labels_
+
+
 class MultiLabelNB(MultiLabelEstimator):
     """Base class: statistics of X and Y grouped by each label, learnt online and mergeable.
 
@@ -135,9 +150,6 @@ class MultiLabelNB(MultiLabelEstimator):
     """
 
     _uses_label_pairs = False
-    #: Whether a later batch may bring new label columns (appended after the known ones):
-    #: true where the fitted state is the per-label statistics alone.
-    _grows_labels = False
     _parameter_constraints = NB_CONSTRAINTS
 
     # ---- fitting ------------------------------------------------------------------------
@@ -148,7 +160,11 @@ class MultiLabelNB(MultiLabelEstimator):
         return self.partial_fit(X, y, sample_weight=sample_weight)
 
     def partial_fit(self, X, y, sample_weight=None):
-        """Add a batch of rows (online learning); a call that raises changes nothing."""
+        """Add a batch of rows (online learning); a call that raises changes nothing.
+
+        A batch may bring new labels: columns after the known ones, taken as 0 in every
+        earlier row (the model equals a fit on the whole stream with those zeros).
+        """
         return self._partial_fit(X, y, sample_weight)
 
     @atomic
@@ -157,30 +173,25 @@ class MultiLabelNB(MultiLabelEstimator):
         first_call = not hasattr(self, "feature_stats_")
         X = self._validate_X(X, reset=first_call)
         Y = check_label_matrix(Y, X.shape[0], sparse=True)
-        new_labels = 0 if first_call else Y.shape[1] - self.n_labels_
-        if new_labels < 0 or (new_labels > 0 and not self._grows_labels):
-            raise ValueError(
-                f"Y has {Y.shape[1]} labels; this model was fitted with {self.n_labels_}"
-                + (
-                    f" ({type(self).__name__} cannot add labels online; BinaryRelevance can: "
-                    "new labels go after the known columns)"
-                    if new_labels > 0
-                    else ""
-                )
-            )
+        new_labels = 0 if first_call else count_new_labels(self, Y.shape[1])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self.event_model(X if first_call else None)
         features, labels = self._statistics(events, X, Y, weight)
         if not first_call:
-            # a label first seen now was 0 in every earlier row: empty groups until now
-            known = self.feature_stats_
-            if new_labels:
-                known = known.add_groups(new_labels)
-            features = known.copy().merge(features)
+            known_features, known_labels = self._statistics_with_new_labels(new_labels)
+            features = known_features.merge(features)
             if labels is not None:
-                labels = self.label_stats_.copy().merge(labels)
+                labels = known_labels.merge(labels)
         self._install(features, labels, events)
         return self
+
+    def _statistics_with_new_labels(self, n_new):
+        """Copies of the feature and label statistics with ``n_new`` labels appended, 0 in
+        every row so far: empty groups, and (label pairs) zero features."""
+        features, labels = self.feature_stats_.add_groups(n_new), self.label_stats_
+        if labels is not None:
+            labels = labels.add_groups(n_new).add_features(n_new)
+        return features, labels
 
     def _statistics(self, events, X, Y, weight):
         """(feature statistics, label statistics or None) of validated rows."""

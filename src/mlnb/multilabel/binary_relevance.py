@@ -53,8 +53,6 @@ class BinaryRelevance(AdditiveLabelNB):
            [0, 1]])
     """
 
-    _grows_labels = True  # a later batch may bring new label columns (see partial_fit)
-
     def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None, missing="error"):
         self.events = events
         self.prior_alpha = prior_alpha

@@ -141,7 +141,11 @@ class ClassifierChain(AdditiveLabelNB):
         return self
 
     def partial_fit(self, X, y, sample_weight=None):
-        """Add a batch of rows (NB path only); the order stays as fitted."""
+        """Add a batch of rows (NB path only); the order stays as fitted.
+
+        New labels (columns after the known ones, 0 in every earlier row) join the end of
+        the order, in column order.
+        """
         check_nb_path(self, "partial_fit")
         return super().partial_fit(X, y, sample_weight)
 
@@ -150,6 +154,8 @@ class ClassifierChain(AdditiveLabelNB):
         self._layout = None  # the fitted order's layout, made at the first prediction
         if not hasattr(self, "order_"):  # drawn once, when the first statistics arrive
             self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
+        elif len(self.order_) < self.n_labels_:  # labels first seen in a later batch
+            self.order_ = np.concatenate([self.order_, np.arange(len(self.order_), self.n_labels_)])
 
     # ---- prediction ---------------------------------------------------------------------
     def _search(self, X, order, *, conditional=True):

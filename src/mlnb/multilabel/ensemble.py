@@ -26,7 +26,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .._state import atomic, check_mergeable
 from ..missing import prepare_rows
 from ..stats import GroupStats
-from ._base import COUNT, LOG_ODDS_BOUND, NB_CONSTRAINTS, MultiLabelNB
+from ._base import COUNT, LOG_ODDS_BOUND, NB_CONSTRAINTS, MultiLabelNB, count_new_labels
 from ._generic import check_nb_path
 from ._inference import chain_search, stacked_layout, stacked_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
@@ -130,7 +130,11 @@ class EnsembleClassifierChains(MultiLabelNB):
         return self.partial_fit(X, y, sample_weight, _online=False)
 
     def partial_fit(self, X, y, sample_weight=None, *, _online=True):
-        """Add a batch of rows, sampled online into the chains (NB path only)."""
+        """Add a batch of rows, sampled online into the chains (NB path only).
+
+        New labels (columns after the known ones, 0 in every earlier row) join the end of
+        every chain's order.
+        """
         check_nb_path(self, "partial_fit")
         self._validate_params()
         return self._partial_fit_ensemble(X, y, sample_weight, online=_online)
@@ -139,9 +143,8 @@ class EnsembleClassifierChains(MultiLabelNB):
     def _partial_fit_ensemble(self, X, Y, sample_weight, *, online):
         first_call = not hasattr(self, "feature_stats_")
         X = self._validate_X(X, reset=first_call)
-        Y = check_label_matrix(
-            Y, X.shape[0], n_labels=None if first_call else self.n_labels_, sparse=True
-        )
+        Y = check_label_matrix(Y, X.shape[0], sparse=True)
+        new_labels = 0 if first_call else count_new_labels(self, Y.shape[1])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state) if first_call else self._rng
         n_labels, K = Y.shape[1], int(self.n_chains)
@@ -151,6 +154,8 @@ class EnsembleClassifierChains(MultiLabelNB):
             )
         else:
             orders = [rng.permutation(n_labels) for _ in range(K)] if first_call else self.orders_
+            if new_labels:  # labels first seen now join the end of every chain
+                orders = [np.concatenate([o, np.arange(self.n_labels_, n_labels)]) for o in orders]
             membership = sample_memberships(
                 _batch_generator(rng, X),
                 X.shape[0],
@@ -167,12 +172,28 @@ class EnsembleClassifierChains(MultiLabelNB):
         )
         labels = GroupStats.from_member_labels(Y, Y, membership, weight, second_moments=False)
         if not first_call:
-            features = self.feature_stats_.copy().merge(features)
-            labels = self.label_stats_.copy().merge(labels)
+            known_features, known_labels = self._statistics_with_new_labels(new_labels)
+            features = known_features.merge(features)
+            labels = known_labels.merge(labels)
         self._install_ensemble(features, labels, events, n_labels)
         self.orders_ = orders
         self._rng = rng
         return self
+
+    def _statistics_with_new_labels(self, n_new):
+        """Copies of the statistics with ``n_new`` labels appended, 0 in every row so far.
+
+        Chain c's label j moves from group ``c * L + j`` to ``c * (L + n_new) + j``, and its
+        sample from ``K * L + c`` to ``K * (L + n_new) + c``; the new groups are empty and
+        the new label features (of the label statistics) zero.
+        """
+        L, K = self.n_labels_, self._n_members()
+        grown = L + n_new
+        chain, label = np.divmod(np.arange(K * L), L)
+        index = np.concatenate([chain * grown + label, K * grown + np.arange(K)])
+        features = self.feature_stats_.placed(index, K * grown + K)
+        labels = self.label_stats_.placed(index, K * grown + K)
+        return features, labels.add_features(n_new) if n_new else labels
 
     def _install_ensemble(self, features, labels, events, n_labels):
         self.events_ = events

@@ -51,7 +51,7 @@ from ..events._base import Integers
 from ..events.categorical import check_pseudo_count, log_categorical
 from ..missing import prepare_rows, score_rows
 from ..stats import GroupStats, NamedStats, one_hot
-from ._base import NB_CONSTRAINTS, AdditiveLabelNB
+from ._base import NB_CONSTRAINTS, AdditiveLabelNB, count_new_labels
 from ._labels import binary_classes, check_label_matrix
 
 __all__ = ["CascadeSteps", "NaiBX"]
@@ -224,6 +224,9 @@ class NaiBX(AdditiveLabelNB):
     def partial_fit(self, X, y, sample_weight=None):
         """Learn one example or a batch (online); a call that raises changes nothing.
 
+        A batch may bring new labels: columns after the known ones, taken as 0 in every
+        earlier row (the model equals a fit on the whole stream with those zeros).
+
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
@@ -242,9 +245,8 @@ class NaiBX(AdditiveLabelNB):
             return self
         self._validate_params()
         X = self._validate_X(X, reset=first_call)
-        Y = check_label_matrix(
-            Y, X.shape[0], n_labels=None if first_call else self.n_labels_, sparse=True
-        )
+        Y = check_label_matrix(Y, X.shape[0], sparse=True)
+        new_labels = 0 if first_call else count_new_labels(self, Y.shape[1])
         self._check_fixed_size(Y.shape[1])
         self._check_alpha()
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
@@ -252,13 +254,27 @@ class NaiBX(AdditiveLabelNB):
         prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
         batch = self._batch_statistics(prepared, Y, weight, events)
         if not first_call:  # sizes seen in one of them only get empty groups in the other
-            batch = self._statistics_so_far().merge(NamedStats(**batch)).parts
+            so_far = self._statistics_so_far(new_labels)
+            batch = so_far.merge(NamedStats(**batch)).parts
         self._install_statistics(batch, events)
         return self
 
-    def _statistics_so_far(self):
-        """The four statistics as a new NamedStats (sharing arrays: ``merge`` replaces them)."""
-        return NamedStats(**{name: getattr(self, name) for name in _STATISTICS}).copy(deep=False)
+    def _statistics_so_far(self, new_labels=0):
+        """The four statistics as a new NamedStats (sharing arrays: ``merge`` replaces them).
+
+        ``new_labels``: with that many labels appended, 0 in every row so far (empty label
+        groups, zero label features).
+        """
+        stats = NamedStats(**{name: getattr(self, name) for name in _STATISTICS})
+        if not new_labels:
+            return stats.copy(deep=False)
+        parts = stats.parts
+        return NamedStats(
+            feature_stats_=parts["feature_stats_"].add_groups(new_labels),
+            label_stats_=parts["label_stats_"].add_groups(new_labels).add_features(new_labels),
+            size_stats_=parts["size_stats_"].add_features(new_labels),
+            size_feature_stats_=parts["size_feature_stats_"],
+        ).copy(deep=False)
 
     def _install_statistics(self, stats, events):
         """Install the four statistics (a dict by attribute name); estimates are lazy."""
