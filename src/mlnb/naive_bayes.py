@@ -422,7 +422,7 @@ class GaussianNB(_BaseNB):
     epsilon_ : float
         The variance floor added to every variance.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Defined when X had string column names (e.g. a DataFrame).
 
     Notes
@@ -539,7 +539,7 @@ class MultinomialNB(_AlphaSmoothed, _BaseNB):
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
         ``log phi_cv``, the smoothed log-probability of each word given the class.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Defined when X had string column names.
 
     Notes

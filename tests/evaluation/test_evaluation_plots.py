@@ -107,3 +107,14 @@ def test_critical_difference_diagram_with_many_methods(tmp_path):
     )
     assert written == [tmp_path / "cd.svg"]
     _check_svg(written[0], "method 11", "Micro F1 loss")
+
+
+def test_path_none_returns_the_figure_and_writes_nothing(comparison, tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    monkeypatch.chdir(tmp_path)
+    cd = comparison.plot_critical_difference(None, criterion="hamming")
+    radar = plot_radar(comparison, None)
+    assert isinstance(cd, Figure) and isinstance(radar, Figure)
+    assert "CD = " in " ".join(t.get_text() for t in cd.findobj(lambda a: hasattr(a, "get_text")))
+    assert list(tmp_path.iterdir()) == []

@@ -1084,7 +1084,7 @@ def load_arff(
         The ARFF file.
     labels : None, str/Path of an XML file, int or list of str
         None: the Mulan XML file beside the file, else MEKA's ``-C N`` in the relation.
-        An int follows MEKA: N > 0 the first N attributes, N < 0 the last |N|.
+        An int follows MEKA: N > 0 the first N attributes, N < 0 the last ``|N|``.
     missing : {"error", "nan", "zero"}
         How to treat ``?`` values (see the module docstring).
     sparse : bool or None

@@ -50,7 +50,12 @@ def new_figure(figsize):
 
 
 def save_figure(fig, path, formats):
-    """Write ``fig`` as each of ``formats`` (SVG text as text, without a date); the paths."""
+    """Write ``fig`` as each of ``formats`` (SVG text as text, without a date); the paths.
+
+    ``path=None`` writes nothing and returns ``fig`` (to show it, e.g. in a notebook).
+    """
+    if path is None:
+        return fig
     import matplotlib
 
     written = []
@@ -70,8 +75,9 @@ def plot_critical_difference(result, path, *, formats=("png", "svg"), title=None
     ----------
     result : CriterionComparison
         One criterion of :func:`mlnb.evaluation.compare`.
-    path : str or Path
-        Output path; its suffix, if any, is replaced by each format's.
+    path : str, Path or None
+        Output path; its suffix, if any, is replaced by each format's. None: return the
+        matplotlib Figure instead of writing it.
     formats : sequence of {"png", "svg", "pdf"}, default=("png", "svg")
         Files to write.
     title : str, default=None
@@ -79,8 +85,8 @@ def plot_critical_difference(result, path, *, formats=("png", "svg"), title=None
 
     Returns
     -------
-    list of Path
-        The files written.
+    list of Path or Figure
+        The files written (the Figure if ``path`` is None).
     """
     fig = new_figure((7.0, 3.0))
     posthocs = require("scikit_posthocs", "the critical-difference diagram")
@@ -139,8 +145,9 @@ def plot_radar(comparison, path, *, formats=("png", "svg"), show_cd=True, title=
     ----------
     comparison : Comparison
         Result of :func:`mlnb.evaluation.compare` with at least 3 criteria.
-    path : str or Path
-        Output path; its suffix, if any, is replaced by each format's.
+    path : str, Path or None
+        Output path; its suffix, if any, is replaced by each format's. None: return the
+        matplotlib Figure instead of writing it.
     formats : sequence of {"png", "svg", "pdf"}, default=("png", "svg")
         Files to write.
     show_cd : bool, default=True
@@ -152,8 +159,8 @@ def plot_radar(comparison, path, *, formats=("png", "svg"), show_cd=True, title=
 
     Returns
     -------
-    list of Path
-        The files written.
+    list of Path or Figure
+        The files written (the Figure if ``path`` is None).
     """
     criteria = list(comparison.criteria.values())
     if len(criteria) < 3:

@@ -222,8 +222,9 @@ def plot_prequential(result, path, *, criteria=None, formats=("png", "svg"), tit
         One run: its running criteria, and its windowed ones if it has a window. Several
         (``{name: result}``, e.g. a model with and without forgetting on the same stream):
         one line each, windowed where the result has a window, else running.
-    path : str or Path
-        Output path; its suffix, if any, is replaced by each format's.
+    path : str, Path or None
+        Output path; its suffix, if any, is replaced by each format's. None: return the
+        matplotlib Figure instead of writing it.
     criteria : list of str, default=None
         The criteria to draw (default: all of the (first) result, at most six).
     formats : sequence of {"png", "svg", "pdf"}, default=("png", "svg")
@@ -231,7 +232,8 @@ def plot_prequential(result, path, *, criteria=None, formats=("png", "svg"), tit
 
     Returns
     -------
-    list of Path
+    list of Path or Figure
+        The files written (the Figure if ``path`` is None).
     """
     from ._plots import new_figure, save_figure
 
@@ -261,4 +263,4 @@ def plot_prequential(result, path, *, criteria=None, formats=("png", "svg"), tit
     axes[0].legend(loc="best", fontsize="small")
     axes[-1].set_xlabel("rows seen")
     fig.suptitle(title or "Prequential evaluation (test, then train, each batch)")
-    return save_figure(fig, Path(path), formats)
+    return save_figure(fig, None if path is None else Path(path), formats)

@@ -342,7 +342,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         As :class:`OOCC`.
     orders_ : list of ndarray
         The K best distinct orders, best first.
-    validation_scores_ : ndarray of shape (len(orders_),)
+    validation_scores_ : ndarray of shape ``(len(orders_),)``
         Their validation macro F1.
     """
 
