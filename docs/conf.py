@@ -143,7 +143,7 @@ myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 
 sphinx_gallery_conf = {
-    "image_scrapers": ("matplotlib", "gallery_figures.figure_scraper"),
+    "image_scrapers": ("gallery_figures.figure_scraper", "matplotlib"),  # this order: see there
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
