@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from mlnb import IMLNB, BinaryRelevance, ClassifierChain, EnsembleClassifierChains, NaiBX
+from mlnb import (
+    IMLNB,
+    BinaryRelevance,
+    ClassifierChain,
+    EnsembleClassifierChains,
+    LabelPowerset,
+    NaiBX,
+    RAkEL,
+)
 
 # rows of each batch and the labels it has (the first ones)
 BATCHES = [(slice(0, 60), 3), (slice(60, 120), 4), (slice(120, 180), 6)]
@@ -50,8 +58,9 @@ def assert_same_model(streamed_model, whole, X):
         lambda: ClassifierChain(events="bernoulli", label_prior="marginal", label_alpha=3.0),
         lambda: IMLNB(events="multinomial", threshold=0.05),
         lambda: NaiBX(events="multinomial"),
+        lambda: LabelPowerset(events="multinomial"),
     ],
-    ids=["br", "cc", "cc-marginal", "imlnb", "naibx"],
+    ids=["br", "cc", "cc-marginal", "imlnb", "naibx", "lp"],
 )
 @pytest.mark.parametrize("sparse_labels", [False, True])
 def test_new_labels_equal_the_zero_padded_whole_stream(make, sparse_labels):
@@ -60,6 +69,9 @@ def test_new_labels_equal_the_zero_padded_whole_stream(make, sparse_labels):
     whole = make().fit(X, padded)
     assert model.n_labels_ == 6
     assert_same_model(model, whole, X)
+    if isinstance(model, LabelPowerset):  # the same label sets (classes), in any order
+        assert set(map(tuple, model.label_sets_[0])) == set(map(tuple, whole.label_sets_[0]))
+        return
     if model.label_stats_ is not None:  # the label pairs, new labels included
         np.testing.assert_allclose(model.label_stats_.sums, whole.label_stats_.sums)
         np.testing.assert_allclose(model.label_stats_.total_sums, whole.label_stats_.total_sums)
@@ -138,3 +150,11 @@ def test_one_row_with_a_new_label_takes_the_general_path_of_naibx():
     whole_y[:102, 5] = 0
     whole = NaiBX(events="multinomial").fit(X[:103], whole_y)
     assert_same_model(model, whole, X)
+
+
+def test_rakel_refuses_new_labels_and_says_who_takes_them():
+    _, _, batches = stream()
+    model = RAkEL(events="multinomial", random_state=0).partial_fit(*batches[0])
+    with pytest.raises(ValueError, match=r"RAkEL draws its label subsets.*LabelPowerset"):
+        model.partial_fit(*batches[1])
+    assert model.n_labels_ == 3

@@ -23,7 +23,13 @@ from .._state import atomic, check_mergeable
 from ..events.categorical import check_pseudo_count, log_categorical, log_normalise
 from ..missing import prepare_rows, score_rows
 from ..stats import GroupStats, one_hot
-from ._base import COUNT, LOG_ODDS_BOUND, NB_CONSTRAINTS, MultiLabelEstimator
+from ._base import (
+    COUNT,
+    LOG_ODDS_BOUND,
+    NB_CONSTRAINTS,
+    MultiLabelEstimator,
+    count_new_labels,
+)
 from ._generic import check_nb_path, fit_multiclass, multiclass_predictions
 from ._labels import binary_classes, check_label_matrix
 
@@ -51,6 +57,14 @@ class _PowersetEnsemble(MultiLabelEstimator):
     def _subsets(self, n_labels, rng):
         raise NotImplementedError
 
+    def _grown_subsets(self, n_labels):
+        """The label subsets once a batch brings labels up to ``n_labels``."""
+        raise ValueError(
+            f"Y has {n_labels} labels; this model was fitted with {self.n_labels_} "
+            f"({type(self).__name__} draws its label subsets at the first fit and cannot add "
+            "labels online; LabelPowerset, BinaryRelevance and the chains can)"
+        )
+
     def fit(self, X, y, sample_weight=None):
         """Fit one label-powerset classifier per label subset."""
         self._validate_params()
@@ -72,7 +86,11 @@ class _PowersetEnsemble(MultiLabelEstimator):
         return self
 
     def partial_fit(self, X, y, sample_weight=None):
-        """Add a batch of rows (NB path); new label sets become new classes."""
+        """Add a batch of rows (NB path); new label sets become new classes.
+
+        LabelPowerset also takes new labels (columns after the known ones, 0 in every
+        earlier row: the known sets are padded with zeros); RAkEL refuses them.
+        """
         check_nb_path(self, "partial_fit")
         return self._partial_fit(X, y, sample_weight)
 
@@ -81,7 +99,8 @@ class _PowersetEnsemble(MultiLabelEstimator):
         self._validate_params()
         first_call = not hasattr(self, "stats_")
         X = self._validate_X(X, reset=first_call)
-        Y = check_label_matrix(Y, X.shape[0], n_labels=None if first_call else self.n_labels_)
+        Y = check_label_matrix(Y, X.shape[0])
+        new_labels = 0 if first_call else count_new_labels(self, Y.shape[1])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self.event_model(X if first_call else None)
         prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
@@ -89,8 +108,13 @@ class _PowersetEnsemble(MultiLabelEstimator):
             subsets = self._subsets(Y.shape[1], check_random_state(self.random_state))
             old_stats, old_sets = [None] * len(subsets), [[] for _ in subsets]
         else:
-            subsets = self.subsets_
-            old_stats, old_sets = self.stats_, [list(map(tuple, s)) for s in self.label_sets_]
+            subsets = self._grown_subsets(Y.shape[1]) if new_labels else self.subsets_
+            # a label first seen now was 0 in every known label set
+            old_stats = self.stats_
+            old_sets = [
+                [(*known, *[0] * (len(subset) - len(known))) for known in map(tuple, sets)]
+                for subset, sets in zip(subsets, self.label_sets_, strict=True)
+            ]
         stats, label_sets = [], []
         for subset, previous, known in zip(subsets, old_stats, old_sets, strict=True):
             n_known = len(known)
@@ -241,6 +265,9 @@ class LabelPowerset(_PowersetEnsemble):
         self.missing = missing
 
     def _subsets(self, n_labels, rng):
+        return [np.arange(n_labels)]
+
+    def _grown_subsets(self, n_labels):
         return [np.arange(n_labels)]
 
 
