@@ -17,11 +17,11 @@ import dynamic_chains_paper_values as paper
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from _harness import SEED
 from sklearn.preprocessing import OneHotEncoder
 
 from mlnb.datasets import describe, load_dataset
 
-SEED = 0
 MARKER = "<!-- discussion -->"
 
 

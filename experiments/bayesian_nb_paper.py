@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _harness import OUT
 from scipy import stats
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
@@ -37,8 +38,6 @@ from mlnb.datasets import load_text_corpus
 from mlnb.metrics import single_label_f1, single_label_precision, single_label_recall
 from mlnb.text import LogTfidfTransformer, word_counter
 from mlnb.tuning import FoldSubtractionSearchCV
-
-REPO = Path(__file__).resolve().parents[1]
 
 # The paper's grids (section 5): log2(beta) in -15..0 (classical), -15..1 (Bayesian
 # multinomial), -20..-4 (Bayesian Gaussian, beta = a = b).
@@ -397,7 +396,7 @@ def main():
     parser.add_argument("--corpora", nargs="+", default=["webkb", "20ng", "20ng-nouu", "r8"])
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=REPO / "docs" / "experiments")
+    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     report = []
     for corpus in args.corpora:

@@ -64,6 +64,7 @@ import dynamic_chains_paper_values as paper_values  # noqa: E402  (Table 1, pape
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
+from _harness import ALPHA, FOLDS, OUT, SEED  # noqa: E402
 from scipy.stats import binomtest, rankdata, wilcoxon  # noqa: E402
 from sklearn.base import BaseEstimator  # noqa: E402
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
@@ -77,12 +78,7 @@ from mlnb.evaluation import compare, fit_and_score, run_folds  # noqa: E402
 from mlnb.metrics import METRIC_SETS, METRICS  # noqa: E402
 from mlnb.multilabel import choose_neighbours  # noqa: E402  (R as mlnb's kNN ensembles)
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "docs" / "experiments"
 PREFIX = "dynamic_chains_table2"
-SEED = 0
-FOLDS = 10
-ALPHA = 0.1
 K = 20
 FRACTION = 0.66
 CRITERIA = list(METRIC_SETS["dynamic_chains"])

@@ -30,6 +30,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from _harness import ALPHA, FOLDS, OUT, SEED  # noqa: E402
 from scipy import stats  # noqa: E402
 from sklearn.model_selection import KFold  # noqa: E402
 
@@ -43,12 +44,7 @@ from mlnb.multilabel import (  # noqa: E402
 )
 from mlnb.multilabel.imlnb import IMLNB  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "docs" / "experiments"
 READING = Path(__file__).with_name("imlnb_reading.md")
-SEED = 0
-FOLDS = 10
-ALPHA = 0.1
 CRITERIA = ("dynamic_chains", "accuracy")
 TIMES = ("train_time", "test_time")
 

@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from _harness import OUT
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -55,8 +56,6 @@ from mlnb.metrics import get_metrics
 from mlnb.multilabel import ClassifierChain, EnsembleClassifierChains, RAkEL
 from mlnb.multilabel.naibx import NaiBX
 
-REPO = Path(__file__).resolve().parents[1]
-OUT = REPO / "docs" / "experiments"
 MARKER = "<!-- reading -->"
 
 #: name -> (event model, cv: folds or train fraction)
