@@ -92,7 +92,7 @@ def test_a_later_batch_with_new_labels_is_refused_clearly(wrapper):
     X = rng.poisson(2, (100, 5))
     model = wrapper(ClassifierChain(events="multinomial")).partial_fit(X[:50], Y[:50, :3])
     before = model.decision_function(X)
-    with pytest.raises(ValueError, match="y has 4 label columns; .* keeps the label set"):
+    with pytest.raises(ValueError, match=r"y has 4 label columns; .* keeps the label set"):
         model.partial_fit(X[50:], Y[50:])
     np.testing.assert_array_equal(model.decision_function(X), before)
     model.fit(X, Y)  # a new fit starts a new label set
