@@ -1134,20 +1134,10 @@ def load_arff(
     provisional = _Layout(parser, label_attrs, set())  # identifiers are known at the end
     columns: dict[int, list[np.ndarray]] = {i: [] for i in candidates}
     X_parts, Y_parts, first_lines, n = [], [], [], 0
-    for keep, nums in reader.data(max_bytes=_LOAD_BLOCK):
-        if sparse is None:
-            sparse = keep[0][0] == "{"
-        block = parser.parse(keep, nums)
+    blocks = reader.matrices(provisional, sparse, label_threshold, max_bytes=_LOAD_BLOCK)
+    for block, nums, X, Y in blocks:
         for i in candidates:
             columns[i].append(_column(block, parser, i))
-        X, Y = _assemble(
-            block,
-            provisional,
-            sparse=sparse,
-            threshold=label_threshold,
-            path=reader.path,
-            linenos=nums,
-        )
         X_parts.append(X)
         Y_parts.append(Y)
         first_lines.append(nums[0])
@@ -1257,6 +1247,19 @@ class _Reader:
             if keep:
                 yield keep, nums
 
+    def matrices(self, layout, sparse, threshold, **bounds):
+        """``(block, line numbers, X, Y)`` of every block of :meth:`data` (``bounds``: its
+        ``max_rows``, ``max_bytes``), assembled by ``layout``; ``sparse=None`` follows the
+        first data row."""
+        for keep, nums in self.data(**bounds):
+            if sparse is None:
+                sparse = keep[0][0] == "{"
+            block = self.parser.parse(keep, nums)
+            X, Y = _assemble(
+                block, layout, sparse=sparse, threshold=threshold, path=self.path, linenos=nums
+            )
+            yield block, nums, X, Y
+
 
 class ArffChunks:
     """Stream an ARFF file as ``(X, Y)`` chunks of at most ``chunk_size`` rows.
@@ -1313,19 +1316,11 @@ class ArffChunks:
         return _identifiers(self._parser, {i: np.concatenate(p) for i, p in parts.items()}, n)
 
     def __iter__(self) -> Iterator[tuple[np.ndarray | sp.csr_matrix, np.ndarray]]:
-        sparse = self.sparse
-        for keep, nums in self._data():
-            if sparse is None:
-                sparse = keep[0][0] == "{"
-            block = self._parser.parse(keep, nums)
-            yield _assemble(
-                block,
-                self._layout,
-                sparse=sparse,
-                threshold=self.label_threshold,
-                path=self.path,
-                linenos=nums,
-            )
+        chunks = self._reader.matrices(
+            self._layout, self.sparse, self.label_threshold, max_rows=self.chunk_size
+        )
+        for _, _, X, Y in chunks:
+            yield X, Y
 
 
 def iter_arff(
