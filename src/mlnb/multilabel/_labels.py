@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-__all__ = ["binary_classes", "check_label_matrix", "resolve_order"]
+__all__ = ["binary_classes", "check_label_matrix", "extended_order", "resolve_order"]
 
 
 def binary_classes(n_labels):
@@ -59,3 +59,10 @@ def resolve_order(order, n_labels, random_state=None) -> np.ndarray:
     if order.shape != (n_labels,) or not np.array_equal(np.sort(order), np.arange(n_labels)):
         raise ValueError(f"order must be a permutation of 0..{n_labels - 1}; got {order!r}")
     return order.astype(np.intp)
+
+
+def extended_order(order, n_labels) -> np.ndarray:
+    """``order`` with the labels ``len(order) .. n_labels - 1`` appended: where the labels
+    a stream brings later go in a chain (after every known one, in column order)."""
+    order = np.asarray(order)
+    return np.concatenate([order, np.arange(len(order), n_labels, dtype=order.dtype)])

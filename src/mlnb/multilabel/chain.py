@@ -29,7 +29,7 @@ from ._inference import (
     conditional_log_odds,
     joint_log_proba,
 )
-from ._labels import binary_classes, check_label_matrix, resolve_order
+from ._labels import binary_classes, check_label_matrix, extended_order, resolve_order
 from ._orders import resolve_orders
 
 __all__ = ["ClassifierChain"]
@@ -155,7 +155,7 @@ class ClassifierChain(AdditiveLabelNB):
         if not hasattr(self, "order_"):  # drawn once, when the first statistics arrive
             self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)
         elif len(self.order_) < self.n_labels_:  # labels first seen in a later batch
-            self.order_ = np.concatenate([self.order_, np.arange(len(self.order_), self.n_labels_)])
+            self.order_ = extended_order(self.order_, self.n_labels_)
 
     # ---- prediction ---------------------------------------------------------------------
     def _search(self, X, order, *, conditional=True):

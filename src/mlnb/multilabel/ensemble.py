@@ -30,7 +30,7 @@ from ._base import COUNT, LOG_ODDS_BOUND, NB_CONSTRAINTS, MultiLabelNB, count_ne
 from ._generic import check_nb_path
 from ._inference import chain_search, stacked_layout, stacked_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
-from ._labels import binary_classes, check_label_matrix
+from ._labels import binary_classes, check_label_matrix, extended_order
 from ._sampling import chain_draws, sample_memberships
 from .chain import ClassifierChain
 
@@ -155,7 +155,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         else:
             orders = [rng.permutation(n_labels) for _ in range(K)] if first_call else self.orders_
             if new_labels:  # labels first seen now join the end of every chain
-                orders = [np.concatenate([o, np.arange(self.n_labels_, n_labels)]) for o in orders]
+                orders = [extended_order(order, n_labels) for order in orders]
             membership = sample_memberships(
                 _batch_generator(rng, X),
                 X.shape[0],
