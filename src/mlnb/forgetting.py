@@ -44,7 +44,7 @@ class _Forgetting(MetaEstimatorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None, classes=None):
         """Forget everything, then learn ``(X, y)`` as one batch. Returns self."""
-        for name in ("statistics_", "batches_", "estimator_", "classes_", "n_labels_"):
+        for name in ("statistics_", "batches_", "estimator_", "classes_"):
             self.__dict__.pop(name, None)
         return self.partial_fit(X, y, sample_weight=sample_weight, classes=classes)
 
@@ -71,14 +71,12 @@ class _Forgetting(MetaEstimatorMixin, BaseEstimator):
 
     def _check_label_set(self, Y):
         """A multi-label stream keeps the label columns of its first batch (Y validated)."""
-        n_labels = Y.shape[1] if hasattr(Y, "shape") else np.shape(Y)[1]
-        if not hasattr(self, "statistics_"):
-            self.n_labels_ = n_labels
-        elif n_labels != self.n_labels_:
+        n_labels = np.shape(Y)[1]
+        if hasattr(self, "estimator_") and n_labels != self.estimator_.n_labels_:
             raise ValueError(
                 f"y has {n_labels} label columns; {type(self).__name__} keeps the label set "
-                f"of its first batch ({self.n_labels_} labels). To learn labels that appear "
-                "later, train the estimator itself by partial_fit"
+                f"of its first batch ({self.estimator_.n_labels_} labels). To learn labels "
+                "that appear later, train the estimator itself by partial_fit"
             )
 
     def _install(self):
