@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from mlnb.datasets import Dataset, TrainTest, data_home, describe, list_datasets, load_dataset
-from mlnb.datasets._registry import _REGISTRY, _repo_candidates
+from mlnb.datasets._registry import _entry, _repo_candidates
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"  # as in conftest.py
 
@@ -173,7 +173,7 @@ def test_registry_covers_the_manifest():
 @pytest.mark.parametrize("row", _manifest_rows())
 def test_every_manifest_data_set_loads_with_its_counts(data_root, row):
     name = row["name"]
-    folder = data_root / _REGISTRY[name].folder
+    folder = data_root / _entry(name, data_root)[1].folder
     if not folder.is_dir():
         pytest.skip(f"{folder} absent")
     full = load_dataset(name, data_root, split="full")
@@ -185,7 +185,7 @@ def test_every_manifest_data_set_loads_with_its_counts(data_root, row):
     assert full.n_labels == _first_int(row["labels_or_classes"])
     assert full.Y.dtype == np.uint8 and set(np.unique(full.Y)) <= {0, 1}
     assert full.is_sparse == (row["sparse"] == "sparse") or name in ("stackex_chess", "sf2")
-    entry = _REGISTRY[name]
+    entry = _entry(name, data_root)[1]
     parts = {_strip(entry.full or ""): full}
     per_file = re.search(r"instances per file: ([^;]*)", row["notes"])
     if entry.train is not None:
@@ -284,3 +284,28 @@ def test_missing_values_are_passed_to_the_loader(fake_root):
     assert np.isnan(data.X[2, 0]) and np.isfinite(np.delete(data.X.ravel(), 2)).all()
     zero = load_dataset("emotions", fake_root, split="full", missing="zero")
     assert zero.X[2, 0] == 0.0
+
+
+def test_a_set_named_only_in_the_manifest_loads(fake_root):
+    """A manifest row the built-in table does not know is read from its files."""
+    _toy(fake_root / "multilabel" / "newset", "newset-train.arff", [0, 1, 2])
+    _toy(fake_root / "multilabel" / "newset", "newset-test.arff", [3])
+    _toy(fake_root / "multilabel" / "other", "Other.arff", [4, 5])
+    (fake_root / "multilabel" / "newset" / "newset.xml").write_text(XML)
+    (fake_root / "multilabel" / "other" / "Other.xml").write_text(XML)
+    header = "name\tcategory\tpaths\n"
+    rows = (
+        "newset\tmultilabel\tmultilabel/newset/newset-test.arff;multilabel/newset/newset-train.arff\n"
+        "other\tmultilabel\tmultilabel/other/Other.arff\n"
+        "corpus\ttext\ttext/corpus/train.txt\n"
+    )
+    (fake_root / "MANIFEST.tsv").write_text(header + rows)
+    assert {"newset", "other"} <= set(list_datasets(fake_root))
+    assert "corpus" not in list_datasets(fake_root)
+    train, test = load_dataset("newset", fake_root)
+    assert (train.n_samples, test.n_samples) == (3, 1)
+    assert load_dataset("newset", fake_root, split="full").n_samples == 4
+    assert load_dataset("Other", fake_root).n_samples == 2
+    assert list_datasets(fake_root, available=True).count("other") == 1
+    with pytest.raises(ValueError, match="unknown data set 'corpus'"):
+        load_dataset("corpus", fake_root)

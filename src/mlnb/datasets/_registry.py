@@ -11,6 +11,11 @@ first N rows are the training set) and a `Dataset` otherwise. ``split="full"`` a
 gives one `Dataset` (the union file, or train followed by test when there is none),
 ``"train"``/``"test"`` one part, ``"train_test"`` always the pair.
 
+Names: the built-in table below, plus every non-text row of the data directory's
+``MANIFEST.tsv`` that it does not know (its ARFF files: ``*-train``/``*-test`` the split,
+the one other ARFF the full set), so that a data set added to the manifest loads without a
+code change.
+
 Specials: ``scene`` has only train/test files (its full set is their concatenation);
 ``miml_image`` is multi-instance, each bag of 9 instances becomes the mean and the max of
 its 15 features (30 features, ``bag_mean_f1`` ... ``bag_max_f15``), or with
@@ -27,6 +32,7 @@ modification times, so that listing every data set is fast from the second time 
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 from dataclasses import dataclass, field
@@ -99,9 +105,66 @@ _REGISTRY: dict[str, _Entry] = {
     "langlog": _single("langlog", "langlog.arff.gz"),
     "miml_image": _single("miml_image", "miml_03_data.arff.gz"),
     "sf2": _single("sf2", "sf2.arff", "multitarget", labels=-3, label_threshold=0),
+    "birds": _Entry("multilabel/birds", None, "birds-train.arff", "birds-test.arff"),
+    "flags": _mulan("flags"),
+    "genbase": _mulan("genbase", ".arff.gz", test_ext=".arff"),
+    "slashdot": _single("slashdot", "Slashdot.arff"),
+    "water-quality": _single("water-quality", "Water-quality.arff"),
 }
-_ALIASES = {"tmc2007-500": "tmc2007", "20ng": "ng20", "llog": "langlog", "music": "meka_music"}
+_ALIASES = {
+    "tmc2007-500": "tmc2007",
+    "20ng": "ng20",
+    "llog": "langlog",
+    "music": "meka_music",
+    "water_quality": "water-quality",
+}
 _SPLITS = (None, "full", "train", "test", "train_test")
+_ARFF = re.compile(r"\.arff(\.gz|\.bz2)?$", re.IGNORECASE)
+
+
+def _manifest_entry(name: str, paths: list[str]) -> _Entry | None:
+    """An entry from a manifest row's files: ``*-train``/``*-test`` ARFFs are the split, the
+    remaining ARFF (if exactly one) the full set; None when the row names no ARFF file."""
+    arffs = [p for p in paths if _ARFF.search(p)]
+    if not arffs:
+        return None
+    folder = arffs[0].rsplit("/", 1)[0] if "/" in arffs[0] else name
+    files = [p.rsplit("/", 1)[-1] for p in arffs]
+    train = [f for f in files if re.search(r"-train\.arff", f, re.IGNORECASE)]
+    test = [f for f in files if re.search(r"-test\.arff", f, re.IGNORECASE)]
+    rest = [f for f in files if f not in train and f not in test]
+    full = rest[0] if len(rest) == 1 else None
+    if len(train) == 1 and len(test) == 1:
+        return _Entry(folder, full, train[0], test[0])
+    return None if full is None else _Entry(folder, full)
+
+
+def _manifest(root: Path | None) -> dict[str, _Entry]:
+    """The entries that ``root/MANIFEST.tsv`` adds to the built-in ones (not text corpora)."""
+    path = None if root is None else root / "MANIFEST.tsv"
+    if path is None or not path.is_file():
+        return {}
+    added = {}
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            name = (row.get("name") or "").strip().lower()
+            if not name or name in _REGISTRY or row.get("category") == "text":
+                continue
+            entry = _manifest_entry(name, (row.get("paths") or "").split(";"))
+            if entry is not None:
+                added[name] = entry
+    return added
+
+
+def _entries(root: Path | None) -> dict[str, _Entry]:
+    return {**_REGISTRY, **_manifest(root)}
+
+
+def _root_or_none(data_dir=None) -> Path | None:
+    try:
+        return data_home(data_dir)
+    except FileNotFoundError:
+        return None
 
 
 def list_datasets(data_dir=None, *, available: bool = False) -> list[str]:
@@ -132,14 +195,14 @@ def list_datasets(data_dir=None, *, available: bool = False) -> list[str]:
         except FileNotFoundError:
             if data_dir is not None or os.environ.get("MLNB_DATA"):
                 raise
-    names = sorted(_REGISTRY)
+    entries = _entries(root if root is not None else _root_or_none())
+    names = sorted(entries)
     if not available:
         return names
-    return [] if root is None else [n for n in names if _present(root, n)]
+    return [] if root is None else [n for n in names if _present(root, n, entries[n])]
 
 
-def _present(root: Path, name: str) -> bool:
-    entry = _REGISTRY[name]
+def _present(root: Path, name: str, entry: _Entry) -> bool:
     try:
         folder = _folder(root, entry, name)
     except FileNotFoundError:
@@ -183,12 +246,14 @@ def data_home(data_dir=None) -> Path:
     )
 
 
-def _key(name: str) -> str:
+def _entry(name: str, root: Path | None) -> tuple[str, _Entry]:
+    """The canonical name and the entry of ``name`` (built in, or from root's manifest)."""
     key = name.lower()
     key = _ALIASES.get(key, key)
-    if key not in _REGISTRY:
-        raise ValueError(f"name: unknown data set {name!r}; known: {', '.join(sorted(_REGISTRY))}")
-    return key
+    entries = _entries(root)
+    if key not in entries:
+        raise ValueError(f"name: unknown data set {name!r}; known: {', '.join(sorted(entries))}")
+    return key, entries[key]
 
 
 def describe_dataset(name: str, data_dir=None, *, cache: bool = True) -> LabelStats:
@@ -213,9 +278,9 @@ def describe_dataset(name: str, data_dir=None, *, cache: bool = True) -> LabelSt
     FileNotFoundError
         No data directory, or the data set is not in it.
     """
-    key = _key(name)
     root = data_home(data_dir)
-    folder = _folder(root, _REGISTRY[key], key)
+    key, entry = _entry(name, root)
+    folder = _folder(root, entry, key)
 
     def compute() -> dict:
         return describe(load_dataset(key, root, split="full")).as_dict()
@@ -269,12 +334,16 @@ def load_dataset(
     -------
     Dataset or TrainTest
     """
-    key = _key(name)
     if split not in _SPLITS:
         raise ValueError(f"split: expected one of {_SPLITS}, got {split!r}")
     check_bags(bags)
-    entry = _REGISTRY[key]
-    folder = _folder(data_home(data_dir), entry, key)
+    try:
+        root = data_home(data_dir)
+    except FileNotFoundError:
+        _entry(name, None)  # an unknown name is the first thing to say
+        raise
+    key, entry = _entry(name, root)
+    folder = _folder(root, entry, key)
 
     def load(file: str, part: str) -> Dataset:
         return load_arff(
