@@ -52,6 +52,8 @@ PUBLIC_MODULES = [
     "mlnb.naive_bayes",
     "mlnb.events",
     "mlnb.multilabel",
+    "mlnb.base",
+    "mlnb.selection",
     "mlnb.thresholds",
     "mlnb.tuning",
     "mlnb.decision_rules",

@@ -7,7 +7,7 @@ import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
 import mlnb
-from mlnb.events._base import Integers
+from mlnb.base import Integers
 
 pytestmark = pytest.mark.filterwarnings("error")
 

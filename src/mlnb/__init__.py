@@ -35,10 +35,11 @@ _ESTIMATORS = {
         "MixedNB",
         "MultinomialNB",
     ),
-    "mlnb.thresholds": ("TunedThresholdsCV",),
+    "mlnb.selection": ("TunedThresholdsCV",),
 }
 _HOME = {name: module for module, names in _ESTIMATORS.items() for name in names}
 _SUBMODULES = (
+    "base",
     "cli",
     "datasets",
     "decision_rules",
@@ -51,6 +52,7 @@ _SUBMODULES = (
     "missing",
     "multilabel",
     "naive_bayes",
+    "selection",
     "stats",
     "streaming",
     "text",

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ._state import Registered
+from ._registered import Registered
 
 __all__ = [
     "RULES",

@@ -59,7 +59,7 @@ from dask.utils import is_dataframe_like, is_series_like
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from ._state import adopt_state, check_online, takes_classes
+from .base import adopt_state, check_online, takes_classes
 
 __all__ = ["fit", "fit_delayed", "predict", "predict_log_proba", "predict_proba", "tree_merge"]
 

@@ -29,8 +29,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._state import takes_classes
-from .events._base import Integers
+from .base import Integers, is_additive, takes_classes
 
 __all__ = ["ExponentialForgetting", "SlidingWindow"]
 
@@ -49,8 +48,6 @@ class _Forgetting(MetaEstimatorMixin, BaseEstimator):
         return self.partial_fit(X, y, sample_weight=sample_weight, classes=classes)
 
     def _batch_statistics(self, X, y, sample_weight, classes):
-        from .thresholds import is_additive
-
         estimator = self.estimator
         if not is_additive(estimator):
             raise TypeError(

@@ -91,7 +91,7 @@ def _allowed_classes():
 def _loadable_classes():
     """What a model file may name: :func:`_allowed_classes`, and the estimators, event
     models and parameter classes defined so far (mlnb's and a user's subclasses)."""
-    from mlnb._state import registered_classes
+    from mlnb._registered import registered_classes
 
     allowed = _allowed_classes()  # first: it imports the estimators, which registers them
     return {**registered_classes(), **allowed}
@@ -352,7 +352,7 @@ def _qualified(obj):
 
 def _is_mlnb_estimator(value):
     """An mlnb estimator or event model, or a user's subclass of one."""
-    from mlnb._state import Registered
+    from mlnb._registered import Registered
 
     return hasattr(value, "get_params") and isinstance(value, Registered)
 

@@ -304,6 +304,11 @@ class GroupStats:
     observed, total_observed : ndarray of shape (n_groups, n_features), (n_features,) or None
         Weighted number of rows whose feature is observed (not missing), per group and over
         all rows; None when no entry is missing (see :attr:`feature_count`).
+    groups : ndarray of shape (n_groups,) or None
+        What the groups are, when they name something (a single-label classifier's
+        classes, so that statistics carry them to ``from_statistics``); kept by
+        :meth:`copy`, :meth:`merge`, :meth:`subtract`, :meth:`scale` and subset by
+        :meth:`select_groups`; None otherwise.
 
     Examples
     --------
@@ -322,6 +327,9 @@ class GroupStats:
            [0., 0.]])
     """
 
+    #: Default of :attr:`groups` (statistics saved before it existed have none).
+    groups = None
+
     def __init__(self, n_groups: int, n_features: int, *, second_moments: bool = True):
         self.n_groups = int(n_groups)
         self.n_features = int(n_features)
@@ -334,6 +342,7 @@ class GroupStats:
         self.total_m2 = np.zeros(self.n_features) if second_moments else None
         self.observed = None
         self.total_observed = None
+        self.groups = None
 
     @classmethod
     def from_arrays(
@@ -373,6 +382,7 @@ class GroupStats:
         if (observed is None) != (total_observed is None):
             raise ValueError("observed and total_observed are given together")
         new.observed, new.total_observed = observed, total_observed
+        new.groups = None
         return new
 
     # ------------------------------------------------------------------ derived quantities
@@ -577,6 +587,12 @@ class GroupStats:
             )
         if self.second_moments and not other.second_moments:
             raise ValueError("cannot combine: the other statistics have no second moments")
+        if (
+            self.groups is not None
+            and other.groups is not None
+            and not np.array_equal(self.groups, other.groups)
+        ):
+            raise ValueError(f"statistics of groups {other.groups!r} do not match {self.groups!r}")
 
     def merge(self, other: GroupStats) -> GroupStats:
         """Add the statistics of disjoint rows (in place; returns self). Exact."""
@@ -720,7 +736,7 @@ class GroupStats:
         without touching the original."""
         take = np.copy if deep else (lambda array: array)
         moments = (take(self.m2), take(self.total_m2)) if self.second_moments else ()
-        return GroupStats.from_arrays(
+        copied = GroupStats.from_arrays(
             take(self.count),
             take(self.sums),
             self.total_count,
@@ -728,6 +744,8 @@ class GroupStats:
             *moments,
             **self._observed_parts(take),
         )
+        copied.groups = self.groups
+        return copied
 
     def _observed_parts(self, take=lambda array: array, rows=None, columns=None):
         """``observed`` and ``total_observed`` (as keyword arguments of :meth:`from_arrays`),
@@ -850,9 +868,12 @@ class GroupStats:
         observed = self._observed_parts(rows=groups)
         if observed and total_group is not None:
             observed["total_observed"] = self.observed[total_group].copy()
-        return GroupStats.from_arrays(
+        selected = GroupStats.from_arrays(
             self.count[groups], self.sums[groups], total_count, total_sums, *moments, **observed
         )
+        if self.groups is not None and total_group is None:
+            selected.groups = self.groups[groups]
+        return selected
 
     def add_groups(self, n_new: int) -> GroupStats:
         """A copy with ``n_new`` empty groups appended (e.g. classes first seen later)."""

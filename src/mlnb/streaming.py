@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.base import clone
 
-from ._state import adopt_state, check_online, takes_classes
+from .base import adopt_state, check_online, takes_classes
 from .datasets import iter_arff
 
 __all__ = ["ARFF_SUFFIXES", "fit_stream", "iter_chunks"]

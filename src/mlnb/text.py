@@ -18,7 +18,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._state import Registered
+from ._registered import Registered
 
 __all__ = ["LogTfidfTransformer", "make_text_pipeline", "word_counter"]
 

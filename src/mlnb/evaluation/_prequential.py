@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.base import clone
 
-from .._state import adopt_state, check_online, takes_classes
+from ..base import adopt_state, check_online, takes_classes
 from ..metrics import get_metrics
 from ._report import criterion_label
 

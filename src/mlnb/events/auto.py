@@ -47,7 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from .._state import Registered
+from .._registered import Registered
 from .bernoulli import Bernoulli
 from .categorical_model import Categorical
 from .discretised import DiscretisedGaussian, weka_precision

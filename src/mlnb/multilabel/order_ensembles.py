@@ -37,9 +37,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..events._base import Integers
+from ..base.validation import Integers, validate_rows
 from ..metrics import f1_score
-from ..missing import validate_rows
 from ._base import (
     COUNT,
     LOG_ODDS_BOUND,

@@ -19,8 +19,6 @@ the additive multi-label ones (:class:`~mlnb.BinaryRelevance`,
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
@@ -29,7 +27,7 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted
 
-from .multilabel._labels import check_label_matrix
+from ..base import FoldStatistics, check_additive, check_label_matrix, is_single_label
 
 __all__ = ["FoldSubtractionSearchCV"]
 
@@ -49,77 +47,6 @@ _CODE_SAFE_SCORERS = {
         for a in ("macro", "micro", "weighted")
     ),
 }
-
-
-class _SingleLabel:
-    """A single-label NB classifier's statistics: one GroupStats over all classes."""
-
-    def __init__(self, y):
-        self.classes, self.index = np.unique(np.asarray(y), return_inverse=True)
-        self.index = self.index.ravel()
-        self.codes = np.arange(len(self.classes))
-        self.encoded = False  # score with the classes' integer codes (set by the search)
-
-    def statistics(self, model, X, rows, weight):
-        return model.batch_statistics(
-            X[rows], self.index[rows], classes=self.codes, sample_weight=weight[rows]
-        )
-
-    def install(self, model, stats, n_features, columns=None, *, codes=None):
-        present = stats.count > 0  # as a refit on the training part, which lacks the others
-        if not np.all(present):
-            stats = stats.select_groups(present)
-        codes = self.encoded if codes is None else codes
-        classes = self.codes if codes else self.classes
-        return model.from_statistics(
-            stats, classes=classes[present], n_features=n_features, columns=columns
-        )
-
-    def targets(self, y, rows):
-        return self.index[rows] if self.encoded else _safe_indexing(y, rows)
-
-
-class _MultiLabel:
-    """A multi-label NB estimator's statistics (:class:`~mlnb.stats.NamedStats`)."""
-
-    def __init__(self, y):
-        self.Y = check_label_matrix(y, sparse=True)
-
-    def statistics(self, model, X, rows, weight):
-        return model.batch_statistics(X[rows], self.Y[rows], weight[rows])
-
-    def install(self, model, stats, n_features, columns=None, *, codes=None):
-        return model.from_statistics(stats, n_features=n_features)
-
-    def targets(self, y, rows):
-        return _safe_indexing(y, rows)
-
-
-def _combine(parts, minus=None):
-    """Sum of statistics (GroupStats or NamedStats), minus one of them; inputs unchanged."""
-    total = parts[0].copy(deep=False)
-    for part in parts[1:]:
-        total = total.merge(part)
-    return total if minus is None else total.subtract(minus)
-
-
-def _adapter(estimator, y):
-    """The statistics adapter of a supported estimator; TypeError for the others."""
-    additive = callable(getattr(estimator, "batch_statistics", None)) and callable(
-        getattr(estimator, "from_statistics", None)
-    )
-    if not additive:
-        raise TypeError(
-            f"{type(estimator).__name__} is not supported by fold subtraction: its model is not "
-            "a function of additive statistics alone. It needs an mlnb Naive Bayes classifier "
-            "or an additive multi-label Naive Bayes (BinaryRelevance, ClassifierChain, IMLNB, "
-            "NaiBX); use scikit-learn's GridSearchCV for other estimators"
-        )
-    if getattr(estimator, "base_estimator", None) is not None:
-        raise ValueError("fold subtraction needs the Naive Bayes path (no base_estimator)")
-    if "classes" in inspect.signature(estimator.batch_statistics).parameters:
-        return _SingleLabel(y)  # single-label classifiers group by their classes
-    return _MultiLabel(y)
 
 
 class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
@@ -171,7 +98,12 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Score every grid value on every fold; refit the best on all rows."""
-        adapter = _adapter(self.estimator, y)
+        check_additive(
+            self.estimator, hint="; use scikit-learn's GridSearchCV for other estimators"
+        )
+        single_label = is_single_label(self.estimator)
+        if not single_label:
+            check_label_matrix(y, sparse=True)
         X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         grid = list(ParameterGrid(self.param_grid))
@@ -183,10 +115,10 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
             covered[test] += 1
         partition = bool(np.all(covered == 1))
         scorer = check_scoring(self.estimator, scoring=self.scoring)
-        if isinstance(adapter, _SingleLabel):
-            adapter.encoded = isinstance(self.scoring, (str, type(None))) and (
-                self.scoring in _CODE_SAFE_SCORERS
-            )
+        # single-label models may score with the classes' integer codes (see above)
+        codes = single_label and (
+            isinstance(self.scoring, (str, type(None))) and self.scoring in _CODE_SAFE_SCORERS
+        )
 
         # Grid values that share statistics (same event-model key) are scored together.
         groups = {}
@@ -196,33 +128,29 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
             groups.setdefault(key, []).append(i)
 
         scores = np.empty((len(grid), len(splits)))
-        totals = {}
+        engines = {}
         for members in groups.values():
             template = clone(self.estimator).set_params(**grid[members[0]])
             if partition:
-                folds = [adapter.statistics(template, X, test, weight) for test in test_sets]
-                total = _combine(folds)
-                train_parts = (_combine([total], minus=fold) for fold in folds)
-            else:
-                total = _combine([adapter.statistics(template, X, np.arange(len(X)), weight)])
-                train_parts = (
-                    _combine([adapter.statistics(template, X, train, weight)])
-                    for train, _ in splits
-                )
-            for members_key in members:
-                totals[members_key] = total
+                engine = FoldStatistics(template, X, y, test_sets, sample_weight=weight)
+                train_parts = (engine.training(k) for k in range(len(test_sets)))
+            else:  # each training part's statistics from its rows (once for all values)
+                engine = FoldStatistics(template, X, y, [np.arange(len(X))], sample_weight=weight)
+                train_parts = (engine.statistics(X, train, weight) for train, _ in splits)
+            for i in members:
+                engines[i] = engine
             # Multinomial models: only the test part's non-zero words need parameters.
-            silent = (
-                isinstance(adapter, _SingleLabel) and template.event_model().zero_features_silent
-            )
+            silent = single_label and template.event_model().zero_features_silent
             for k, (train_stats, test) in enumerate(zip(train_parts, test_sets, strict=True)):
-                X_test, y_test = X[test], adapter.targets(y, test)
+                X_test = X[test]
+                y_test = engine.index[test] if codes else _safe_indexing(y, test)
                 columns = _used_columns(X_test) if silent else None
                 if columns is not None:
                     X_test = X_test[:, columns]
+                options = {"codes": codes, "columns": columns} if single_label else {}
                 for i in members:
                     model = clone(self.estimator).set_params(**grid[i])
-                    adapter.install(model, train_stats, X.shape[1], columns)
+                    engine.install(model, train_stats, **options)
                     scores[i, k] = scorer(model, X_test, y_test)
 
         mean, std = scores.mean(axis=1), scores.std(axis=1)
@@ -240,9 +168,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.n_splits_ = len(splits)
         if self.refit:
             best = clone(self.estimator).set_params(**self.best_params_)
-            self.best_estimator_ = adapter.install(
-                best, totals[self.best_index_], X.shape[1], codes=False
-            )
+            self.best_estimator_ = engines[self.best_index_].full_model(best)
         return self
 
     def _best(self):

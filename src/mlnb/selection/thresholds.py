@@ -20,7 +20,6 @@ smoothings that suit the data (:func:`event_grid`): "choose everything" in one l
 
 from __future__ import annotations
 
-from functools import partial
 from typing import ClassVar, NamedTuple
 
 import numpy as np
@@ -31,11 +30,12 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._state import Registered
-from .decision_rules import RULES, Threshold, make_rule
-from .events._base import Integers
-from .multilabel._base import LOG_ODDS_BOUND as _SATURATED
-from .multilabel._labels import check_label_matrix
+from .._registered import Registered
+from ..base import LOG_ODDS_BOUND as _SATURATED
+from ..base import FoldStatistics, Integers, check_label_matrix, is_additive
+from ..decision_rules import RULES, Threshold, make_rule
+from ..metrics import set_scorer
+from .grids import LABEL_GRID, WEAK_LABELS, auto_stages, event_grid
 
 __all__ = [
     "LABEL_GRID",
@@ -48,8 +48,6 @@ __all__ = [
     "scoring_function",
 ]
 
-_AVERAGES = ("micro", "macro", "samples", "weighted")
-
 #: ``best_strategy_`` when ``strategy="auto"`` keeps the estimator's own ``predict``.
 OWN_RULE = "predict"
 
@@ -61,40 +59,6 @@ class _OutOfFold(NamedTuple):
     scores: np.ndarray | None
     total: object
     predictions: np.ndarray | None
-
-
-def _set_score(kind, average, Y, P):
-    """scikit-learn's F1, Jaccard, precision or recall of 0/1 matrices (``zero_division=0``)
-    from the counts of one pass: the rules of a search are scored many times, and
-    scikit-learn's label checks took half of a bibtex search (0.5 of 1.07 s)."""
-    truth, predicted = np.asarray(Y) != 0, np.asarray(P) != 0
-    axis = 1 if average == "samples" else 0
-    tp = (truth & predicted).sum(axis=axis, dtype=np.float64)
-    fp = (~truth & predicted).sum(axis=axis, dtype=np.float64)
-    fn = (truth & ~predicted).sum(axis=axis, dtype=np.float64)
-    if average == "micro":
-        tp, fp, fn = tp.sum(), fp.sum(), fn.sum()
-    numerator, denominator = {
-        "f1": (2 * tp, 2 * tp + fp + fn),
-        "jaccard": (tp, tp + fp + fn),
-        "precision": (tp, tp + fp),
-        "recall": (tp, tp + fn),
-    }[kind]
-    value = np.divide(numerator, denominator, out=np.zeros_like(tp), where=denominator > 0)
-    if average == "weighted":
-        support = tp + fn
-        return float((value * support).sum() / support.sum()) if support.sum() else 0.0
-    return float(np.mean(value))
-
-
-_SCORES = {
-    **{
-        f"{kind}_{a}": partial(_set_score, kind, a)
-        for kind in ("f1", "jaccard", "precision", "recall")
-        for a in _AVERAGES
-    },
-    "accuracy": lambda Y, P: float(np.mean(np.all(np.asarray(Y) == P, axis=1))),
-}
 
 
 def label_scores(model, X):
@@ -116,84 +80,24 @@ def label_scores(model, X):
         return np.clip(logit(proba), -_SATURATED, _SATURATED)
 
 
-#: How ``param_grid="auto"`` smooths the label features of chains while it chooses their
-#: event model: towards each label's frequency, so strongly (10^6 pseudo-counts) that the
-#: chain is nearly binary relevance, whose event model is then the one that is chosen.
-WEAK_LABELS = {"label_prior": "marginal", "label_alpha": 1e6}
-
-#: The second stage of ``param_grid="auto"`` for chains, with the chosen event model: the
-#: default Laplace smoothing of the label features, and smoothing towards each label's
-#: frequency with fewer pseudo-counts than :data:`WEAK_LABELS` (the fewer, the more the
-#: chain's labels say about each other).
-LABEL_GRID = [{"label_prior": "uniform", "label_alpha": 1.0}] + [
-    {"label_prior": "marginal", "label_alpha": alpha} for alpha in (1.0, 10.0, 100.0, 1e3, 1e4)
-]
-
-
-def event_grid(X):
-    """The event models and smoothings that ``param_grid="auto"`` searches for rows X.
-
-    Non-negative data (counts, 0/1 words): multinomial and Bernoulli with alpha in 1, 0.1
-    and 0.01, their Bayesian versions (Xu 2018) and the Gaussian; data with negative
-    values: the Gaussian with three variance floors and the Bayesian (Normal-Gamma) one.
-    Dense data adds Weka's discretised Gaussian (its precision from X). The complement
-    model is left out: with two classes per label it gives the multinomial's log-odds. The
-    categorical model is left out too: its layout holds the codes seen in training, so a new
-    row with a larger value (a count of 16 where training saw at most 15) cannot be scored;
-    choose it by name for features that are category codes. Returns a list of
-    ``{"events": model}``.
-    """
-    from .events import (
-        BayesianBernoulli,
-        BayesianGaussian,
-        BayesianMultinomial,
-        Bernoulli,
-        DiscretisedGaussian,
-        Gaussian,
-        Multinomial,
-    )
-    from .events.discretised import weka_precision
-
-    sparse = hasattr(X, "tocsr")
-    values = X.data if sparse else np.asarray(X, dtype=np.float64)
-    if values.size and np.nanmin(values) < 0:
-        models = [Gaussian(var_smoothing=v) for v in (1e-9, 1e-3, 1e-2)] + [BayesianGaussian()]
-    else:
-        models = [Multinomial(alpha=a) for a in (1.0, 0.1, 0.01)] + [BayesianMultinomial()]
-        models += [Bernoulli(alpha=a) for a in (1.0, 0.1, 0.01)] + [BayesianBernoulli()]
-        models += [Gaussian()]
-    if not sparse and values.size:
-        models.append(DiscretisedGaussian(precision=weka_precision(values)))
-    return [{"events": model} for model in models]
-
-
 def scoring_function(scoring):
     """``scoring(Y_true, Y_pred) -> float`` (greater is better) for a name of
-    :class:`TunedThresholdsCV`'s ``scoring`` (e.g. ``"f1_micro"``), or the callable given."""
-    if callable(scoring):
-        return scoring
-    if scoring in _SCORES:
-        return _SCORES[scoring]
-    raise ValueError(
-        f"scoring must be a callable (Y_true, Y_pred) -> float or one of {sorted(_SCORES)}; "
-        f"got {scoring!r}"
-    )
+    :class:`TunedThresholdsCV`'s ``scoring`` (e.g. ``"f1_micro"``, or any multi-label
+    criterion of :data:`mlnb.metrics.METRICS`), or the callable given: see
+    :func:`mlnb.metrics.set_scorer`, the one registry of criteria."""
+    return set_scorer(scoring)
 
 
 def _n_columns(X):
     return X.shape[1] if hasattr(X, "shape") else np.asarray(X).shape[1]
 
 
-def is_additive(estimator):
-    """Whether ``estimator``'s cross-validation runs by fold subtraction: it builds
-    statistics (``batch_statistics``) and a model from them (``from_statistics``), with no
-    generic base estimator. Such an estimator's grid search costs a statistics pass per
-    distinct ``statistics_key`` and a prediction per candidate, not a refit per fold."""
-    return (
-        callable(getattr(estimator, "batch_statistics", None))
-        and callable(getattr(estimator, "from_statistics", None))
-        and getattr(estimator, "base_estimator", None) is None
-    )
+def _check_partition(folds, n_samples):
+    covered = np.zeros(n_samples, dtype=int)
+    for test in folds:
+        covered[test] += 1
+    if not np.all(covered == 1):
+        raise ValueError("the folds' test parts must partition the rows")
 
 
 class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
@@ -253,6 +157,8 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
     True
     """
 
+    _former_names = ("mlnb.thresholds.TunedThresholdsCV",)  # model files before 0.2
+
     _parameter_constraints: ClassVar[dict] = {
         "estimator": [HasMethods(["fit"])],
         "strategy": [StrOptions({"auto", *RULES}), HasMethods(["fit", "predict"])],
@@ -281,9 +187,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
 
     def _stages(self, X):
         """The grids searched one after the other, each around the best value so far:
-        the given grid; for "auto", the event models of :func:`event_grid` (for
-        estimators with label features, smoothed as :data:`WEAK_LABELS`), then for those
-        the label smoothings of :data:`LABEL_GRID`."""
+        the given grid, or for "auto" those of :func:`~mlnb.selection.grids.auto_stages`."""
         if self.param_grid is None:
             return [[{}]]
         if isinstance(self.param_grid, str):
@@ -291,9 +195,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
                 raise ValueError(
                     f'param_grid must be a grid, "auto" or None; got {self.param_grid!r}'
                 )
-            if not {"label_prior", "label_alpha"} <= set(self.estimator.get_params()):
-                return [event_grid(X)]
-            return [[{**params, **WEAK_LABELS} for params in event_grid(X)], LABEL_GRID]
+            return auto_stages(self.estimator, X)
         return [list(ParameterGrid(self.param_grid))]
 
     def _candidates(self):
@@ -329,11 +231,6 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         one pass (kept in ``shared`` across calls). A generator: one value's scores are
         held at a time."""
         n_samples = Y.shape[0]
-        covered = np.zeros(n_samples, dtype=int)
-        for test in folds:
-            covered[test] += 1
-        if not np.all(covered == 1):
-            raise ValueError("the folds' test parts must partition the rows")
         X = X.tocsr() if hasattr(X, "tocsr") else np.asarray(X)
         shared = {} if shared is None else shared
         for params in grid:
@@ -346,19 +243,12 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
             if is_additive(template):
                 key = repr(template.statistics_key())
                 if key not in shared:  # the statistics of every fold, and their total
-                    parts = [template.batch_statistics(X[test], Y[test]) for test in folds]
-                    total = parts[0].copy(deep=False)
-                    for part in parts[1:]:
-                        total = total.merge(part)
-                    shared[key] = (parts, total)
-                parts, total = shared[key]
-                models = (
-                    clone(template).from_statistics(
-                        total.copy(deep=False).subtract(part), n_features=X.shape[1]
-                    )
-                    for part in parts
-                )
+                    shared[key] = FoldStatistics(template, X, Y, folds)
+                engine = shared[key]
+                total = engine.total
+                models = engine.models(template)
             else:
+                _check_partition(folds, n_samples)
                 models = (
                     clone(template).fit(X[train], Y[train].toarray())
                     for train in (np.setdiff1d(np.arange(n_samples), test) for test in folds)

@@ -5,42 +5,17 @@ partitions (:mod:`mlnb.distributed`) share."""
 from __future__ import annotations
 
 import functools
-import inspect
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = [
-    "Registered",
     "adopt_state",
     "atomic",
     "check_mergeable",
     "check_online",
-    "registered_classes",
     "same_params",
-    "takes_classes",
 ]
-
-# Classes by qualified name, as they are defined (see Registered).
-_REGISTRY = {}
-
-
-class Registered:
-    """Base of the classes a model file may name: mlnb's estimators, event models and
-    parameter objects, and every subclass of them that a user's code defines.
-
-    A class is registered when it is defined, so :mod:`mlnb.io` can rebuild it; a file can
-    only name classes that the loading process has already defined (it never imports).
-    """
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        _REGISTRY[f"{cls.__module__}.{cls.__qualname__}"] = cls
-
-
-def registered_classes():
-    """Every :class:`Registered` class defined so far, by qualified name."""
-    return dict(_REGISTRY)
 
 
 def atomic(method):
@@ -121,15 +96,6 @@ def check_online(estimator, *, needs_merge=False):
             f"{type(estimator).__name__} has no {' or '.join(missing)} method: it cannot be "
             "trained " + ("partition by partition" if needs_merge else "from chunks")
         )
-
-
-def takes_classes(estimator) -> bool:
-    """Whether ``partial_fit`` needs ``classes=`` (single-label classifiers, and a wrapper
-    of one such as :class:`mlnb.forgetting.SlidingWindow`, which forwards them)."""
-    if "classes" not in inspect.signature(estimator.partial_fit).parameters:
-        return False
-    inner = getattr(estimator, "estimator", None)
-    return inner is None or takes_classes(inner)
 
 
 def adopt_state(estimator, fitted):

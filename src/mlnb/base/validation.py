@@ -1,0 +1,166 @@
+"""Input validation shared by every estimator: rows, the NaN policy, pandas frames, label
+matrices, and the parameter constraints and bounds that estimators declare.
+
+- :func:`validate_rows`: X as float64 (CSR if sparse), NaN accepted only under
+  ``missing="ignore"`` (:data:`MISSING_OPTIONS`); a DataFrame's nominal columns coded
+  (:func:`coded_frame`);
+- :func:`check_label_matrix`: an n x L 0/1 indicator matrix of any dtype, dense or sparse;
+- :class:`Integers`, :data:`COUNT`, :data:`SHARE`: ``_parameter_constraints`` entries;
+- :data:`LOG_ODDS_BOUND`: the largest log-odds a score reports.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_array, validate_data
+
+__all__ = [
+    "COUNT",
+    "LOG_ODDS_BOUND",
+    "MISSING_OPTIONS",
+    "SHARE",
+    "Integers",
+    "allow_nan",
+    "check_label_matrix",
+    "coded_frame",
+    "validate_rows",
+]
+
+#: The largest log-odds a score reports: beyond it a double's probability is exactly 0 or 1
+#: (exp(-745) underflows), so larger values say nothing more and are clipped to it.
+LOG_ODDS_BOUND = 745.0
+
+
+class Integers(Interval):
+    """scikit-learn's ``Interval(Integral, left, right, closed=...)``, refusing bool.
+
+    A constraint of ``_parameter_constraints``: scikit-learn's own accepts ``True`` as the
+    integer 1 (bool is an Integral to Python), which an integer parameter should refuse.
+    """
+
+    def __init__(self, left, right, *, closed):
+        super().__init__(Integral, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
+#: A count of at least 1 (members, neighbours, subsets); bool is refused.
+COUNT = Integers(1, None, closed="left")
+#: A share of the rows in [0, 1] (the estimators check the open ends they need).
+SHARE = Interval(Real, 0, 1, closed="both")
+
+#: Values of the estimators' ``missing`` parameter.
+MISSING_OPTIONS = ("error", "ignore")
+
+
+def allow_nan(missing):
+    """The ``ensure_all_finite`` argument of scikit-learn's validation for ``missing``."""
+    if missing not in MISSING_OPTIONS:
+        raise ValueError(f"missing must be one of {MISSING_OPTIONS}; got {missing!r}")
+    return "allow-nan" if missing == "ignore" else True
+
+
+def validate_rows(estimator, X, *, reset=None, missing=None):
+    """X validated as floats (CSR if sparse) for ``estimator``; NaN only if ``missing`` is
+    ``"ignore"``.
+
+    ``reset`` as scikit-learn's ``validate_data`` (None: only check the array, recording
+    nothing); ``missing`` the estimator's option, None if it has none. A NaN refused raises
+    scikit-learn's ValueError with what to do about it appended.
+    """
+    finite = True if missing is None else allow_nan(missing)
+    X = coded_frame(estimator, X, reset, missing)
+    try:
+        if reset is None:
+            return check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=finite)
+        return validate_data(
+            estimator,
+            X,
+            accept_sparse="csr",
+            dtype=np.float64,
+            reset=reset,
+            ensure_all_finite=finite,
+        )
+    except ValueError as error:
+        if "NaN" not in str(error):
+            raise
+        name = type(estimator).__name__
+        hint = (
+            f"{name} ignores missing entries with missing='ignore' (Weka's semantics: a missing "
+            "value adds nothing to the statistics or to a row's score)"
+            if missing is not None
+            else f"{name} has no way to handle them: impute them first, or use a Naive Bayes "
+            "estimator with missing='ignore'"
+        )
+        raise ValueError(f"Input X contains NaN (missing values); {hint}") from None
+
+
+def coded_frame(estimator, X, reset, missing):
+    """A DataFrame's nominal columns (categorical, object, bool) as codes.
+
+    At a fit (``reset``) the labels are learnt and kept with the column types
+    (``feature_categories_``, ``column_types_``: what ``events="auto"`` reads); later rows
+    are coded with them (a new label is an error, or a missing entry with
+    ``missing="ignore"``). A frame of numbers and anything else is returned as it is.
+    """
+    if reset:
+        vars(estimator).pop("feature_categories_", None)
+        vars(estimator).pop("column_types_", None)
+    if not (hasattr(X, "columns") and hasattr(X, "dtypes")):
+        return X
+    import pandas as pd
+
+    from ..events.auto import encode_frame, frame_to_array
+
+    categories = vars(estimator).get("feature_categories_")
+    if reset or reset is None:
+        if all(
+            pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t) for t in X.dtypes
+        ):
+            return X
+        values, column_types, categories = frame_to_array(X)
+        if reset:
+            estimator.feature_categories_, estimator.column_types_ = categories, column_types
+    elif categories is not None:
+        values = encode_frame(X, categories, unknown="nan" if missing == "ignore" else "error")
+    else:
+        return X
+    return pd.DataFrame(values, columns=X.columns, index=X.index)
+
+
+def check_label_matrix(Y, n_samples=None, *, n_labels=None, sparse=False):
+    """An n x L 0/1 indicator matrix as float64: a dense array, or CSR with ``sparse=True``.
+
+    Any integer, boolean or float dtype, dense or sparse, is accepted and gives the same
+    result (the values are checked, never cast modulo 256).
+    """
+    if Y is None:
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
+    Y = sp.csr_matrix(Y) if sp.issparse(Y) else np.asarray(Y)
+    if Y.ndim != 2:
+        raise ValueError(
+            f"Y must be a 2-D label-indicator matrix (n_samples x n_labels); got shape {Y.shape}"
+        )
+    if Y.dtype == object and any(value is None for value in Y.ravel()):
+        raise ValueError("y (the label matrix Y) holds None: every entry must be 0 or 1")
+    if Y.dtype.kind not in "biuf":
+        raise ValueError(f"Y must hold 0/1 numbers; got dtype {Y.dtype}")
+    values = Y.data if sp.issparse(Y) else Y
+    if values.size and (values.min() < 0 or values.max() > 1 or Y.dtype.kind == "f"):
+        bad = (values != 0) & (values != 1)
+        if np.any(bad):
+            raise ValueError(f"Y must hold only 0 and 1; found {values[bad].flat[0]!r}")
+    if n_samples is not None and Y.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} rows but Y has {Y.shape[0]}")
+    if n_labels is not None and Y.shape[1] != n_labels:
+        raise ValueError(f"Y has {Y.shape[1]} labels; this model was fitted with {n_labels}")
+    if Y.shape[1] == 0:
+        raise ValueError("Y has no label columns")
+    if sparse:
+        return sp.csr_matrix(Y, dtype=np.float64)
+    return Y.toarray().astype(np.float64) if sp.issparse(Y) else Y.astype(np.float64)

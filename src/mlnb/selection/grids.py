@@ -1,0 +1,86 @@
+"""The grids that model selection searches, and the "auto" policy that chooses them.
+
+- :func:`event_grid`: the event models and smoothings that suit rows X;
+- :data:`WEAK_LABELS`, :data:`LABEL_GRID`: the label-feature smoothings of chains;
+- :func:`auto_stages`: the stages of ``param_grid="auto"`` for an estimator;
+- :func:`default_param_grid`: whether a multi-label estimator's event model is chosen with
+  its decision rule (``"auto"``) or kept (None): the policy that ``TunedThresholdsCV``'s
+  callers (the command line among them) apply when a user asks for a tuned rule.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import is_additive
+
+__all__ = ["LABEL_GRID", "WEAK_LABELS", "auto_stages", "default_param_grid", "event_grid"]
+
+
+#: How ``param_grid="auto"`` smooths the label features of chains while it chooses their
+#: event model: towards each label's frequency, so strongly (10^6 pseudo-counts) that the
+#: chain is nearly binary relevance, whose event model is then the one that is chosen.
+WEAK_LABELS = {"label_prior": "marginal", "label_alpha": 1e6}
+
+#: The second stage of ``param_grid="auto"`` for chains, with the chosen event model: the
+#: default Laplace smoothing of the label features, and smoothing towards each label's
+#: frequency with fewer pseudo-counts than :data:`WEAK_LABELS` (the fewer, the more the
+#: chain's labels say about each other).
+LABEL_GRID = [{"label_prior": "uniform", "label_alpha": 1.0}] + [
+    {"label_prior": "marginal", "label_alpha": alpha} for alpha in (1.0, 10.0, 100.0, 1e3, 1e4)
+]
+
+
+def event_grid(X):
+    """The event models and smoothings that ``param_grid="auto"`` searches for rows X.
+
+    Non-negative data (counts, 0/1 words): multinomial and Bernoulli with alpha in 1, 0.1
+    and 0.01, their Bayesian versions (Xu 2018) and the Gaussian; data with negative
+    values: the Gaussian with three variance floors and the Bayesian (Normal-Gamma) one.
+    Dense data adds Weka's discretised Gaussian (its precision from X). The complement
+    model is left out: with two classes per label it gives the multinomial's log-odds. The
+    categorical model is left out too: its layout holds the codes seen in training, so a new
+    row with a larger value (a count of 16 where training saw at most 15) cannot be scored;
+    choose it by name for features that are category codes. Returns a list of
+    ``{"events": model}``.
+    """
+    from ..events import (
+        BayesianBernoulli,
+        BayesianGaussian,
+        BayesianMultinomial,
+        Bernoulli,
+        DiscretisedGaussian,
+        Gaussian,
+        Multinomial,
+    )
+    from ..events.discretised import weka_precision
+
+    sparse = hasattr(X, "tocsr")
+    values = X.data if sparse else np.asarray(X, dtype=np.float64)
+    if values.size and np.nanmin(values) < 0:
+        models = [Gaussian(var_smoothing=v) for v in (1e-9, 1e-3, 1e-2)] + [BayesianGaussian()]
+    else:
+        models = [Multinomial(alpha=a) for a in (1.0, 0.1, 0.01)] + [BayesianMultinomial()]
+        models += [Bernoulli(alpha=a) for a in (1.0, 0.1, 0.01)] + [BayesianBernoulli()]
+        models += [Gaussian()]
+    if not sparse and values.size:
+        models.append(DiscretisedGaussian(precision=weka_precision(values)))
+    return [{"events": model} for model in models]
+
+
+def auto_stages(estimator, X):
+    """The grids of ``param_grid="auto"``, searched one after the other: the event models
+    of :func:`event_grid`; for estimators with label features (chains), those smoothed as
+    :data:`WEAK_LABELS`, then the label smoothings of :data:`LABEL_GRID`."""
+    if not {"label_prior", "label_alpha"} <= set(estimator.get_params()):
+        return [event_grid(X)]
+    return [[{**params, **WEAK_LABELS} for params in event_grid(X)], LABEL_GRID]
+
+
+def default_param_grid(estimator, *, events_given=False):
+    """``param_grid`` for a tuned decision rule of ``estimator``: ``"auto"`` (choose the
+    event model too) when the estimator has an ``events`` parameter that the user did not
+    give and fold subtraction makes the choice cheap (:func:`~mlnb.base.is_additive`);
+    None otherwise (methods refitted per fold keep their event model)."""
+    choose_events = "events" in estimator.get_params() and not events_given
+    return "auto" if choose_events and is_additive(estimator) else None

@@ -1,0 +1,29 @@
+"""Model files saved before the estimator contract moved (base/, selection/) still load.
+
+The files in tests/data were written by the code of commit e0f8b57, where
+``TunedThresholdsCV`` lived in ``mlnb.thresholds``; they must load and predict as then.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from mlnb.io import load
+from mlnb.selection import TunedThresholdsCV
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_files_saved_before_the_move_load_and_predict_as_then():
+    X = np.load(DATA / "before_selection_inputs.npz")["X"]
+    then = np.load(DATA / "before_selection_outputs.npz")
+    tuned = load(DATA / "tuned_br_before_selection.mlnb")
+    assert isinstance(tuned, TunedThresholdsCV)
+    np.testing.assert_array_equal(tuned.decision_function(X), then["tuned"])
+    np.testing.assert_array_equal(tuned.predict(X), then["tuned_pred"])
+    chain = load(DATA / "cc_before_selection.mlnb")
+    np.testing.assert_array_equal(chain.predict_proba(X), then["cc"])
+    classifier = load(DATA / "mnb_before_selection.mlnb")
+    np.testing.assert_array_equal(classifier.predict_proba(X), then["mnb"])
