@@ -10,131 +10,22 @@ estimator is given ``missing="ignore"``:
 - scoring (:meth:`mlnb.events.EventModel.score_observed`) scores the rows with their missing
   entries at 0 and takes away what a 0 there adds (:meth:`~mlnb.events.EventModel.zero_terms`).
 
-With ``missing="error"`` (the default) a NaN raises a ValueError that names the option.
+An estimator decides the option once: :func:`mlnb.events.bind_missing` gives its event model
+wrapped in :class:`mlnb.events.IgnoreMissing` (whose ``prepare`` / ``score`` /
+``score_ratio`` are the ``*_observed`` ones) for ``"ignore"``, the model itself otherwise.
+With ``missing="error"`` (the default) a NaN raises a ValueError that names the option
+(:func:`mlnb.base.validation.validate_rows`).
 A sparse X marks a missing entry by a stored NaN; an unstored entry is a 0, as always.
+
+This module is a leaf of NaN helpers (it imports nothing from mlnb).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_array, validate_data
 
-__all__ = [
-    "MISSING_OPTIONS",
-    "prepare_rows",
-    "score_ratio_rows",
-    "score_rows",
-    "allow_nan",
-    "has_missing",
-    "split_missing",
-    "validate_rows",
-    "with_missing",
-]
-
-#: Values of the estimators' ``missing`` parameter.
-MISSING_OPTIONS = ("error", "ignore")
-
-
-def allow_nan(missing):
-    """The ``ensure_all_finite`` argument of scikit-learn's validation for ``missing``."""
-    if missing not in MISSING_OPTIONS:
-        raise ValueError(f"missing must be one of {MISSING_OPTIONS}; got {missing!r}")
-    return "allow-nan" if missing == "ignore" else True
-
-
-def validate_rows(estimator, X, *, reset=None, missing=None):
-    """X validated as floats (CSR if sparse) for ``estimator``; NaN only if ``missing`` is
-    ``"ignore"``.
-
-    ``reset`` as scikit-learn's ``validate_data`` (None: only check the array, recording
-    nothing); ``missing`` the estimator's option, None if it has none. A NaN refused raises
-    scikit-learn's ValueError with what to do about it appended.
-    """
-    finite = True if missing is None else allow_nan(missing)
-    X = _coded_frame(estimator, X, reset, missing)
-    try:
-        if reset is None:
-            return check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=finite)
-        return validate_data(
-            estimator,
-            X,
-            accept_sparse="csr",
-            dtype=np.float64,
-            reset=reset,
-            ensure_all_finite=finite,
-        )
-    except ValueError as error:
-        if "NaN" not in str(error):
-            raise
-        name = type(estimator).__name__
-        hint = (
-            f"{name} ignores missing entries with missing='ignore' (Weka's semantics: a missing "
-            "value adds nothing to the statistics or to a row's score)"
-            if missing is not None
-            else f"{name} has no way to handle them: impute them first, or use a Naive Bayes "
-            "estimator with missing='ignore'"
-        )
-        raise ValueError(f"Input X contains NaN (missing values); {hint}") from None
-
-
-def _coded_frame(estimator, X, reset, missing):
-    """A DataFrame's nominal columns (categorical, object, bool) as codes.
-
-    At a fit (``reset``) the labels are learnt and kept with the column types
-    (``feature_categories_``, ``column_types_``: what ``events="auto"`` reads); later rows
-    are coded with them (a new label is an error, or a missing entry with
-    ``missing="ignore"``). A frame of numbers and anything else is returned as it is.
-    """
-    if reset:
-        vars(estimator).pop("feature_categories_", None)
-        vars(estimator).pop("column_types_", None)
-    if not (hasattr(X, "columns") and hasattr(X, "dtypes")):
-        return X
-    import pandas as pd
-
-    from .events.auto import encode_frame, frame_to_array
-
-    categories = vars(estimator).get("feature_categories_")
-    if reset or reset is None:
-        if all(
-            pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t) for t in X.dtypes
-        ):
-            return X
-        values, column_types, categories = frame_to_array(X)
-        if reset:
-            estimator.feature_categories_, estimator.column_types_ = categories, column_types
-    elif categories is not None:
-        values = encode_frame(X, categories, unknown="nan" if missing == "ignore" else "error")
-    else:
-        return X
-    return pd.DataFrame(values, columns=X.columns, index=X.index)
-
-
-def prepare_rows(events, X, missing, *, caller):
-    """``events.prepare`` of validated rows; ``prepare_observed`` with ``missing="ignore"``.
-
-    Under any other option validation has refused NaN, so the rows go straight to
-    ``prepare``: looking for NaN again would cost a pass over X (on scene's 2,407 x 294,
-    a fifth of a multinomial prediction).
-    """
-    if missing == "ignore":
-        return events.prepare_observed(X, caller=caller)
-    return events.prepare(X, caller=caller)
-
-
-def score_rows(events, params, X, missing):
-    """``events.score`` of prepared rows; ``score_observed`` with ``missing="ignore"``."""
-    if missing == "ignore":
-        return events.score_observed(params, X)
-    return events.score(params, X)
-
-
-def score_ratio_rows(events, params_a, params_b, X, missing):
-    """``events.score_ratio``; ``score_ratio_observed`` with ``missing="ignore"``."""
-    if missing == "ignore":
-        return events.score_ratio_observed(params_a, params_b, X)
-    return events.score_ratio(params_a, params_b, X)
+__all__ = ["has_missing", "split_missing", "with_missing"]
 
 
 def has_missing(X) -> bool:

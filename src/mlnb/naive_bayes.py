@@ -28,7 +28,9 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
-from ._state import Registered, atomic, check_mergeable
+from ._registered import Registered
+from .base.state import atomic, check_mergeable
+from .base.validation import MISSING_OPTIONS, Integers, validate_rows
 from .events import (
     BayesianBernoulli,
     BayesianGaussian,
@@ -39,11 +41,10 @@ from .events import (
     Gaussian,
     Mixed,
     Multinomial,
+    bind_missing,
 )
-from .events._base import Integers
 from .events.auto import RULES, Auto, estimator_events, is_rule
 from .events.categorical import check_pseudo_count, log_categorical, log_normalise
-from .missing import MISSING_OPTIONS, prepare_rows, score_rows, validate_rows
 from .stats import GroupStats, one_hot
 
 __all__ = [
@@ -159,6 +160,11 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     def _validate_X(self, X, *, reset):
         return validate_rows(self, X, reset=reset, missing=self.missing)
 
+    def _bound_events(self, events=None):
+        """The model that prepares and scores rows: ``events`` (default: the fitted
+        ``events_``) with the ``missing`` option bound (:func:`mlnb.events.bind_missing`)."""
+        return bind_missing(self.events_ if events is None else events, self.missing)
+
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit from scratch.
@@ -264,7 +270,7 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     def _batch_statistics(self, events, X, index, n_classes, sample_weight):
         """Statistics of validated rows X with class indices ``index`` (0..n_classes-1)."""
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
+        prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
         return GroupStats.from_data(
             prepared,
             one_hot(index, n_classes),
@@ -277,37 +283,42 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
         """What the statistics depend on: classifiers with equal keys share statistics."""
         return (type(self).__name__, self.event_model().statistics_key())
 
-    def batch_statistics(self, X, y, *, classes, sample_weight=None):
+    def batch_statistics(self, X, y, *, classes=None, sample_weight=None):
         """The statistics of a batch of rows, one group per class; nothing is fitted.
 
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        classes : array-like of shape (n_classes,)
-            Every class; the groups follow their sorted order.
+        classes : array-like of shape (n_classes,), default=None
+            Every class; the groups follow their sorted order. Give them to align batches
+            that may lack some classes (default: the batch's own classes).
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
         -------
         GroupStats
-            Add and subtract batches' statistics with ``merge`` and ``subtract``.
+            Its ``groups`` are the classes. Add and subtract batches' statistics with
+            ``merge`` and ``subtract``.
         """
         X = validate_rows(self, X, missing=self.missing)
         y = self._check_y(X, y)
         self._check_lengths(X, y)
-        classes = unique_labels(classes)
+        classes = unique_labels(y if classes is None else classes)
         index = _class_index(y, classes)
-        return self._batch_statistics(self.event_model(), X, index, len(classes), sample_weight)
+        stats = self._batch_statistics(self.event_model(), X, index, len(classes), sample_weight)
+        stats.groups = classes
+        return stats
 
-    def from_statistics(self, stats, *, classes, n_features=None, columns=None):
+    def from_statistics(self, stats, *, classes=None, n_features=None, columns=None):
         """Become the classifier fitted to ``stats`` (e.g. fold-subtracted); returns self.
 
         Parameters
         ----------
         stats : GroupStats
-            One group per class, in the order of ``classes``.
-        classes : array-like of shape (n_classes,)
+            One group per class (from :meth:`batch_statistics`, merged or subtracted).
+        classes : array-like of shape (n_classes,), default=None
+            The classes of the groups, in order (default: the statistics' ``groups``).
         n_features : int, default=None
             Number of input features (default: what the statistics were made from).
         columns : array-like of int, default=None
@@ -316,6 +327,13 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
             scoring-only shortcut (the model then takes ``len(columns)`` features).
         """
         self._validate_params()
+        if classes is None:
+            classes = getattr(stats, "groups", None)
+            if classes is None:
+                raise ValueError(
+                    "classes: the statistics do not name their classes (groups is None); "
+                    "pass classes="
+                )
         events = self.event_model()
         params = None if columns is None else events.estimate_columns(stats, columns)
         n_features = events.input_width(stats.n_features) if n_features is None else n_features
@@ -366,8 +384,9 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, X):
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        prepared = prepare_rows(self.events_, X, self.missing, caller=type(self).__name__)
-        log_likelihood = score_rows(self.events_, self.params_, prepared, self.missing)
+        events = self._bound_events()
+        prepared = events.prepare(X, caller=type(self).__name__)
+        log_likelihood = events.score(self.params_, prepared)
         return log_likelihood + self.class_log_prior_[None, :]
 
     def predict_joint_log_proba(self, X):

@@ -11,7 +11,8 @@ Bayesian (posterior predictive, Xu 2018, eqs. 19-22): :class:`BayesianGaussian`,
 (Dirichlet, asymmetric concentrations). Column blocks: :class:`Mixed`.
 Weka's Gaussian estimator (the Naive Bayes of Trajdos and Kurzynski's dynamic classifier
 chains): :class:`DiscretisedGaussian`. Chosen per column from the data (``events="auto"``,
-``events="weka"``): :mod:`mlnb.events.auto`.
+``events="weka"``): :mod:`mlnb.events.auto`. An estimator's ``missing=`` option bound to
+its model: :func:`bind_missing` (:class:`IgnoreMissing` for ``"ignore"``).
 """
 
 from . import auto
@@ -27,6 +28,7 @@ from .categorical_model import (
 from .complement import Complement, ComplementParameters
 from .discretised import DiscretisedGaussian, DiscretisedGaussianParameters, weka_precision
 from .gaussian import BayesianGaussian, Gaussian, GaussianParameters, StudentTParameters
+from .missing import IgnoreMissing, bind_missing
 from .mixed import Mixed, MixedParameters
 from .multinomial import (
     BayesianMultinomial,
@@ -54,6 +56,7 @@ __all__ = [
     "EventModel",
     "Gaussian",
     "GaussianParameters",
+    "IgnoreMissing",
     "Mixed",
     "MixedParameters",
     "Multinomial",
@@ -65,6 +68,7 @@ __all__ = [
     "make_event_model",
     "named_models",
     "auto",
+    "bind_missing",
     "weka_precision",
 ]
 

@@ -21,6 +21,9 @@ The protocol that estimators use (every method public):
   handle rows whose missing entries are NaN (each adds nothing: Weka's semantics, see
   :mod:`mlnb.missing`), and the statistics count observed entries per feature
   (``stats.feature_count``, which ``estimate`` divides by in place of ``stats.count``).
+  Estimators do not call them: with ``missing="ignore"`` they use their model through
+  :class:`~mlnb.events.IgnoreMissing` (:func:`~mlnb.events.bind_missing`), whose
+  ``prepare`` / ``score`` / ``score_ratio`` are these.
 
 A new event model subclasses :class:`EventModel` and implements ``estimate`` and ``score``;
 with its parameters a :class:`Parameters` dataclass that lists its per-feature fields,
@@ -32,19 +35,16 @@ declares a ``name`` can be asked for by that name (``events="name"``).
 from __future__ import annotations
 
 import dataclasses
-from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval
 
-from .._state import Registered
+from .._registered import Registered
 from ..missing import split_missing, with_missing
 
 __all__ = [
     "EventModel",
-    "Integers",
     "Parameters",
     "check_counts",
     "entrywise_sum",
@@ -72,20 +72,6 @@ def named_models():
     """Event-model classes by name, e.g. ``{"gaussian": Gaussian, ...}``: every class that
     declares a ``name`` (a user's model too, once defined)."""
     return dict(_NAMED)
-
-
-class Integers(Interval):
-    """scikit-learn's ``Interval(Integral, left, right, closed=...)``, refusing bool.
-
-    A constraint of ``_parameter_constraints``: scikit-learn's own accepts ``True`` as the
-    integer 1 (bool is an Integral to Python), which an integer parameter should refuse.
-    """
-
-    def __init__(self, left, right, *, closed):
-        super().__init__(Integral, left, right, closed=closed)
-
-    def is_satisfied_by(self, val):
-        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
 class Parameters(Registered):

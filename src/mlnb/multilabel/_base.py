@@ -25,11 +25,11 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from .._state import Registered, atomic, check_mergeable
-from ..events import EventModel
-from ..events._base import Integers
+from .._registered import Registered
+from ..base.state import atomic, check_mergeable
+from ..base.validation import COUNT, LOG_ODDS_BOUND, MISSING_OPTIONS, SHARE, validate_rows
+from ..events import EventModel, bind_missing
 from ..events.auto import Auto, estimator_events
-from ..missing import MISSING_OPTIONS, prepare_rows, validate_rows
 from ..stats import NamedStats
 from ._label_model import (
     LABEL_PRIORS,
@@ -40,10 +40,6 @@ from ._label_model import (
     log_prior_odds,
 )
 from ._labels import binary_classes, check_label_matrix
-
-#: The largest log-odds a score reports: beyond it a double's probability is exactly 0 or 1
-#: (exp(-745) underflows), so larger values say nothing more and are clipped to it.
-LOG_ODDS_BOUND = 745.0
 
 __all__ = [
     "LOG_ODDS_BOUND",
@@ -80,13 +76,9 @@ NB_CONSTRAINTS = {
     "missing": [StrOptions(set(MISSING_OPTIONS))],
 }
 
-#: A count of at least 1 (members, neighbours, subsets); bool is refused.
-COUNT = Integers(1, None, closed="left")
 #: How an ensemble combines its members: "hard", the mean of their 0/1 labels (Trajdos and
 #: Kurzynski, eq. 22); "soft", the mean of their probabilities.
 VOTING = StrOptions({"hard", "soft"})
-#: A share of the rows in [0, 1] (the estimators check the open ends they need).
-SHARE = Interval(Real, 0, 1, closed="both")
 #: Declarative checks of the dynamic chains' preprocessing (Trajdos and Kurzynski, 2.5).
 PREPROCESSING_CONSTRAINTS = {
     "base": [StrOptions({"nb", "knn"})],
@@ -119,6 +111,11 @@ class MultiLabelEstimator(MultiLabelClassifierMixin, BaseEstimator):
 
     def _validate_X(self, X, *, reset):
         return validate_rows(self, X, reset=reset, missing=self.missing)
+
+    def _bound_events(self, events=None):
+        """The model that prepares and scores rows: ``events`` (default: the fitted
+        ``events_``) with the ``missing`` option bound (:func:`mlnb.events.bind_missing`)."""
+        return bind_missing(self.events_ if events is None else events, self.missing)
 
     def _refuse_sample_weight(self, sample_weight, reason):
         """A TypeError with ``reason`` unless ``sample_weight`` is None."""
@@ -195,7 +192,7 @@ class MultiLabelNB(MultiLabelEstimator):
 
     def _statistics(self, events, X, Y, weight):
         """(feature statistics, label statistics or None) of validated rows."""
-        prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
+        prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
         return label_statistics(prepared, Y, weight, events, with_labels=self._uses_label_pairs)
 
     def _install(self, features, labels, events=None):
@@ -228,24 +225,19 @@ class MultiLabelNB(MultiLabelEstimator):
     def _prepared(self, X):
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        return prepare_rows(self.events_, X, self.missing, caller=type(self).__name__)
+        return self._bound_events().prepare(X, caller=type(self).__name__)
 
     def _independent_log_odds(self, X, *, validated=False):
         """``log P(y_l = 1 | x) - log P(y_l = 0 | x)`` of every label alone, (n x L).
 
         ``validated``: X has passed this estimator's validation already (inside fit).
         """
-        if validated:
-            prepared = prepare_rows(self.events_, X, self.missing, caller=type(self).__name__)
-        else:
-            prepared = self._prepared(X)
-        odds = feature_log_odds(
-            self.events_,
-            self.feature_stats_,
-            prepared,
-            params=self._feature_params,
-            missing=self.missing,
-        )
+        if not validated:
+            check_is_fitted(self)
+            X = self._validate_X(X, reset=False)
+        events = self._bound_events()
+        prepared = events.prepare(X, caller=type(self).__name__)
+        odds = feature_log_odds(events, self.feature_stats_, prepared, params=self._feature_params)
         return odds + self.prior_log_odds_[None, :]
 
 

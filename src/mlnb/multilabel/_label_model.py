@@ -20,7 +20,6 @@ import numpy as np
 
 from ..events import Bernoulli
 from ..events.categorical import check_pseudo_count
-from ..missing import score_ratio_rows
 from ..stats import GroupStats
 
 __all__ = [
@@ -52,16 +51,17 @@ def log_prior_odds(count, total, alpha):
         return np.log(count + alpha) - np.log(total - count + alpha)
 
 
-def feature_log_odds(events, features, X, *, params=None, missing=None):
+def feature_log_odds(events, features, X, *, params=None):
     """``log p(x | y_l = 1) - log p(x | y_l = 0)`` for every row and label, (n x L).
 
-    ``params`` may carry cached ``(positive, negative)`` event-model parameters;
-    ``missing`` is the estimator's option (``"ignore"``: NaN entries of X add nothing).
+    ``events`` scores the prepared rows X as the estimator's option says (bound by
+    :func:`mlnb.events.bind_missing`); ``params`` may carry cached ``(positive,
+    negative)`` event-model parameters.
     """
     if params is None:
         params = feature_parameters(events, features)
     positive, negative = params
-    return score_ratio_rows(events, positive, negative, X, missing)
+    return events.score_ratio(positive, negative, X)
 
 
 def feature_parameters(events, features, negative=None):

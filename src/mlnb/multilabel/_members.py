@@ -17,7 +17,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..events.auto import is_rule
-from ..missing import has_missing, prepare_rows
+from ..missing import has_missing
 from ..stats import GroupStats
 from ._base import LOG_ODDS_BOUND
 from ._inference import dynamic_greedy_search, greedy_search
@@ -131,7 +131,7 @@ class NBMembers(_Members):
         ensemble = self.ensemble
         events = event_model(X)
         self.X, self.Y, self.weight = X, Y, weight
-        self.prepared = prepare_rows(events, X, ensemble.missing, caller=type(ensemble).__name__)
+        self.prepared = ensemble._bound_events(events).prepare(X, caller=type(ensemble).__name__)
         ensemble.events_ = events
         ensemble.member_features_, ensemble.member_labels_, ensemble.scales_ = [], [], []
         return self.prepared, weight
@@ -177,12 +177,7 @@ class NBMembers(_Members):
         member = len(ensemble.member_features_) - 1
         scale = feature_scale(self.X[train]) if ensemble.scale else None
         validation_X = self.X[validation]
-        base = self.log_odds(
-            member,
-            prepare_rows(
-                ensemble.events_, validation_X, ensemble.missing, caller=type(ensemble).__name__
-            ),
-        )
+        base = self.log_odds(member, self.prepare(validation_X))
         ensemble.scales_.append(scale)
         scaled = validation_X if scale is None else divide_columns(validation_X, scale)
         return scaled, (base > 0).astype(np.int8)
@@ -213,14 +208,16 @@ class NBMembers(_Members):
     def log_odds(self, member, prepared, model=None):
         """A member's independent log-odds of every label of ``prepared`` rows, (n x L)."""
         params, prior, _ = self.model(member) if model is None else model
-        events = self.ensemble.events_
-        missing = self.ensemble.missing
-        return feature_log_odds(events, None, prepared, params=params, missing=missing) + prior
+        events = self.ensemble._bound_events()
+        return feature_log_odds(events, None, prepared, params=params) + prior
+
+    def prepare(self, X):
+        """Validated rows prepared by the ensemble's event model (its ``missing`` bound)."""
+        ensemble = self.ensemble
+        return ensemble._bound_events().prepare(X, caller=type(ensemble).__name__)
 
     def inputs(self, X):
-        return X, prepare_rows(
-            self.ensemble.events_, X, self.ensemble.missing, caller=type(self.ensemble).__name__
-        )
+        return X, self.prepare(X)
 
     def order_space(self, inputs, member):
         X, scale = inputs[0], self.ensemble.scales_[member]

@@ -23,8 +23,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._state import atomic, check_mergeable
-from ..missing import prepare_rows
+from ..base.state import atomic, check_mergeable
 from ..stats import GroupStats
 from ._base import COUNT, LOG_ODDS_BOUND, NB_CONSTRAINTS, MultiLabelNB, count_new_labels
 from ._generic import check_nb_path
@@ -166,7 +165,7 @@ class EnsembleClassifierChains(MultiLabelNB):
             )
         # Groups: chain k's labels are k*L .. k*L+L-1; its sample (all its rows) is K*L+k.
         events = self.event_model(X if first_call else None)
-        prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
+        prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
         features = GroupStats.from_member_labels(
             prepared, Y, membership, weight, second_moments=events.second_moments
         )
@@ -317,15 +316,14 @@ class EnsembleClassifierChains(MultiLabelNB):
                 yield chain.predict(X)[None], scores
             return
         prepared = self._prepared(X)
+        events = self._bound_events()
         n_labels = self.n_labels_
         for batch in self._chain_batches(prepared.shape[0]):
             stacked = self._stacked_models(batch, prepared)
             if stacked is None:
                 for k in batch:
                     params, prior, (weight, absent) = self._chain_model(k)
-                    base = feature_log_odds(
-                        self.events_, None, prepared, params=params, missing=self.missing
-                    )
+                    base = feature_log_odds(events, None, prepared, params=params)
                     base += prior
                     yield self._search(base, weight, absent, self.orders_[k], soft)
                 continue

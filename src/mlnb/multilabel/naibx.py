@@ -46,10 +46,9 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._state import same_params
-from ..events._base import Integers
+from ..base.state import same_params
+from ..base.validation import Integers
 from ..events.categorical import check_pseudo_count, log_categorical
-from ..missing import prepare_rows, score_rows
 from ..stats import GroupStats, NamedStats, one_hot
 from ._base import NB_CONSTRAINTS, AdditiveLabelNB, count_new_labels
 from ._labels import binary_classes, check_label_matrix
@@ -251,7 +250,7 @@ class NaiBX(AdditiveLabelNB):
         self._check_alpha()
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self.event_model(X) if first_call else self.events_
-        prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
+        prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
         batch = self._batch_statistics(prepared, Y, weight, events)
         if not first_call:  # sizes seen in one of them only get empty groups in the other
             so_far = self._statistics_so_far(new_labels)
@@ -290,7 +289,7 @@ class NaiBX(AdditiveLabelNB):
 
     def _named_statistics(self, events, X, Y, weight):
         """The four statistics of validated rows, named as the fitted attributes."""
-        prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
+        prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
         return NamedStats(**self._batch_statistics(prepared, Y, weight, events))
 
     def from_statistics(self, stats, *, n_features=None):
@@ -361,7 +360,7 @@ class NaiBX(AdditiveLabelNB):
         y = Y.astype(np.float64).ravel()
         if not (np.all(np.isfinite(x)) and np.all((y == 0) | (y == 1))):
             return False
-        x = prepare_rows(self.events_, x, self.missing, caller=type(self).__name__).ravel()
+        x = self._bound_events().prepare(x, caller=type(self).__name__).ravel()
         labels = np.flatnonzero(y)
         size = len(labels)
         if size >= self.size_stats_.n_groups:
@@ -470,7 +469,7 @@ class NaiBX(AdditiveLabelNB):
         """``log P(M = m) + sum_i log p(x_i | m)`` of f0 over the stored sizes; -inf if unseen."""
         groups = model["size_groups"]
         joint = np.full((X.shape[0], self.size_stats_.n_groups), -np.inf)
-        joint[:, groups] = score_rows(self.events_, model["size_params"], X, self.missing)
+        joint[:, groups] = self._bound_events().score(model["size_params"], X)
         joint[:, groups] += model["log_size_prior"][groups]
         return joint
 
@@ -517,7 +516,7 @@ class NaiBX(AdditiveLabelNB):
         order = np.argsort(-sizes, kind="stable")
         sorted_sizes = sizes[order]
         # Terms that do not depend on the step: log P(y) + sum_i log p(x_i | y) + log P(m | y).
-        score = score_rows(self.events_, model["label_params"], prepared[order], self.missing)
+        score = self._bound_events().score(model["label_params"], prepared[order])
         score += model["log_label_prior"]
         score += model["log_size_given_label"][np.minimum(sorted_sizes, self.size_stats_.n_groups)]
         score[:, unseen] = -np.inf
@@ -652,7 +651,7 @@ class NaiBX(AdditiveLabelNB):
         """``(b, sizes, P(M = m | x))``: the labels' log prior plus feature log-likelihood
         (-inf for labels never seen), the sizes m the size model knows, their weights."""
         n_samples = prepared.shape[0]
-        base = score_rows(self.events_, model["label_params"], prepared, self.missing)
+        base = self._bound_events().score(model["label_params"], prepared)
         base += model["log_label_prior"]
         base[:, ~model["seen_labels"]] = -np.inf
         if self.fixed_size is not None:

@@ -19,9 +19,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._state import atomic, check_mergeable
+from ..base.state import atomic, check_mergeable
 from ..events.categorical import check_pseudo_count, log_categorical, log_normalise
-from ..missing import prepare_rows, score_rows
 from ..stats import GroupStats, one_hot
 from ._base import (
     COUNT,
@@ -103,7 +102,7 @@ class _PowersetEnsemble(MultiLabelEstimator):
         new_labels = 0 if first_call else count_new_labels(self, Y.shape[1])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self.event_model(X if first_call else None)
-        prepared = prepare_rows(events, X, self.missing, caller=type(self).__name__)
+        prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
         if first_call:
             subsets = self._subsets(Y.shape[1], check_random_state(self.random_state))
             old_stats, old_sets = [None] * len(subsets), [[] for _ in subsets]
@@ -170,11 +169,12 @@ class _PowersetEnsemble(MultiLabelEstimator):
         """Per subset (NB path): its labels, its label sets and ``log P(x, set)``, (n x S)."""
         check_is_fitted(self, "subsets_")
         X = self._validate_X(X, reset=False)
-        prepared = prepare_rows(self.events_, X, self.missing, caller=type(self).__name__)
+        events = self._bound_events()
+        prepared = events.prepare(X, caller=type(self).__name__)
         for subset, params, prior, sets in zip(
             self.subsets_, self._params, self._log_priors, self.label_sets_, strict=True
         ):
-            yield subset, sets, score_rows(self.events_, params, prepared, self.missing) + prior
+            yield subset, sets, events.score(params, prepared) + prior
 
     def _subset_marginals(self, X):
         """Per subset: (labels of the subset, P(label = 1 | x) for them, predicted 0/1)."""
