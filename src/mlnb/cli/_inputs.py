@@ -47,6 +47,7 @@ __all__ = [
     "GENERATED",
     "TEXT_CORPORA",
     "TextData",
+    "data_home_message",
     "is_text",
     "join",
     "load_data",
@@ -172,7 +173,7 @@ def _check_arff_only(name, labels):
         )
 
 
-def _data_home_message(error):
+def data_home_message(error):
     """The loaders' data-folder errors in the command's words."""
     text = str(error)
     if text.startswith("no data directory"):
@@ -213,7 +214,7 @@ def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True
         try:
             pair = load_text_corpus(source, variant=variant, data_dir=data_dir)
         except FileNotFoundError as error:
-            raise FileNotFoundError(_data_home_message(error)) from None
+            raise FileNotFoundError(data_home_message(error)) from None
         return _text_pair(pair, name, variant, from_file=False)
     path = Path(name)
     if path.is_file():
@@ -244,7 +245,7 @@ def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True
     try:
         return load_dataset(name, data_dir, **_loader_options(load_dataset, missing, unlabelled))
     except FileNotFoundError as error:
-        raise FileNotFoundError(_data_home_message(error)) from None
+        raise FileNotFoundError(data_home_message(error)) from None
     except ValueError as error:
         if "unknown data set" not in str(error):
             raise

@@ -126,13 +126,13 @@ METHODS = {
     "imlnb": ("mlnb.multilabel.imlnb", "IMLNB", {}, "iMLNB: BR with correlated labels"),
     # the decision rule chosen on out-of-fold scores (fold subtraction: one statistics pass)
     "br-tuned": (
-        "mlnb.thresholds",
+        "mlnb.selection",
         "TunedThresholdsCV",
         {"estimator": ("mlnb.multilabel", "BinaryRelevance")},
         "binary relevance, event model and decision rule (PCut, RCut, ...) tuned by 5-fold CV",
     ),
     "cc-tuned": (
-        "mlnb.thresholds",
+        "mlnb.selection",
         "TunedThresholdsCV",
         {"estimator": ("mlnb.multilabel", "ClassifierChain")},
         "classifier chain, event model and decision rule tuned by 5-fold CV",

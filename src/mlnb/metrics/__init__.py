@@ -26,10 +26,18 @@ predictions: ``coverage_error``, ``label_ranking_loss`` and
 their docstrings state how ties, empty rows and constant labels count.
 
 Named criteria (the 11 losses of the dynamic-chains paper, Trajdos and Kurzynski, the
-scores, the single-label ones, the ranking ones) are in ``METRICS`` and ``METRIC_SETS``; see
-:func:`get_metrics`.
+scores, the single-label ones, the ranking ones, the fast scores of a decision-rule search)
+are in ``METRICS`` and ``METRIC_SETS``, the one registry that evaluation, the tuner and the
+``mlnb`` command read; see :func:`get_metrics`, :func:`get_metric_set` and
+:func:`set_scorer`. :func:`register_metric` adds a criterion (also as a decorator)::
+
+    @register_metric("my_score", greater_is_better=True, task="multilabel")
+    def my_score(Y_true, Y_pred): ...
+
+This package is a leaf: it imports nothing else of mlnb.
 """
 
+from . import _builtin  # noqa: F401  (registers the package's criteria)
 from ._multilabel import (
     f1_score,
     fdr,
@@ -50,7 +58,16 @@ from ._ranking import (
     one_error,
     roc_auc,
 )
-from ._registry import METRIC_SETS, METRICS, Metric, get_metrics
+from ._registry import (
+    METRIC_SETS,
+    METRICS,
+    Metric,
+    get_metric_set,
+    get_metrics,
+    register_metric,
+    register_metric_set,
+    set_scorer,
+)
 from ._single_label import (
     single_label_accuracy,
     single_label_f1,
@@ -67,6 +84,7 @@ __all__ = [
     "f1_score",
     "fdr",
     "fnr",
+    "get_metric_set",
     "get_metrics",
     "hamming_loss",
     "jaccard_score",
@@ -76,7 +94,10 @@ __all__ = [
     "one_error",
     "precision_score",
     "recall_score",
+    "register_metric",
+    "register_metric_set",
     "roc_auc",
+    "set_scorer",
     "single_label_accuracy",
     "single_label_f1",
     "single_label_precision",

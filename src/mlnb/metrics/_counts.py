@@ -3,6 +3,12 @@
 Each metric here is a function of three count vectors, per instance (axis=1) or per
 label (axis=0): ``tp`` (true and predicted), ``n_true`` (true) and ``n_pred``
 (predicted).  They are computed once, vectorised, and sparse inputs stay sparse.
+
+:func:`set_score` and :func:`exact_match` are the fast scores of a decision-rule search,
+which scores many candidate predictions of one label matrix: scikit-learn's F1, Jaccard,
+precision and recall (``zero_division=0``) and subset accuracy, from the counts of one
+pass over dense 0/1 matrices, without the 0/1 checks (they are registered in
+:data:`~mlnb.metrics.METRICS` as ``"f1_micro"``, ``"jaccard_samples"``, ...).
 """
 
 from __future__ import annotations
@@ -10,7 +16,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["check_indicators", "counts", "safe_ratio"]
+__all__ = ["check_indicators", "counts", "exact_match", "safe_ratio", "set_score"]
+
+SET_KINDS = ("f1", "jaccard", "precision", "recall")
+SET_AVERAGES = ("micro", "macro", "samples", "weighted")
 
 
 def _as_indicator(Y, name):
@@ -93,3 +102,71 @@ def safe_ratio(numerator, denominator, n_true, n_pred):
     out = np.where(both_empty, 1.0, 0.0)
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
+
+
+def _dense_pair(Y_true, Y_pred):
+    """Both matrices as ndarrays (sparse ones densified), of the same shape."""
+    Y_true = Y_true.toarray() if sp.issparse(Y_true) else np.asarray(Y_true)
+    Y_pred = Y_pred.toarray() if sp.issparse(Y_pred) else np.asarray(Y_pred)
+    if Y_true.shape != Y_pred.shape:
+        raise ValueError(
+            f"Y_true and Y_pred must have the same shape, got {Y_true.shape} and {Y_pred.shape}."
+        )
+    return Y_true, Y_pred
+
+
+def set_score(kind, average, Y_true, Y_pred):
+    """scikit-learn's F1, Jaccard, precision or recall of 0/1 matrices (``zero_division=0``).
+
+    From the true positives, false positives and false negatives of one pass (nonzero
+    entries are positive): a decision-rule search scores many predictions, and
+    scikit-learn's label checks took half of a bibtex search (0.5 of 1.07 s).
+
+    Parameters
+    ----------
+    kind : {"f1", "jaccard", "precision", "recall"}
+        The score.
+    average : {"micro", "macro", "samples", "weighted"}
+        scikit-learn's averages ("weighted": by each label's true count).
+    Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        0/1 label matrices (sparse ones are densified).
+
+    Returns
+    -------
+    float
+    """
+    Y_true, Y_pred = _dense_pair(Y_true, Y_pred)
+    truth, predicted = Y_true != 0, Y_pred != 0
+    axis = 1 if average == "samples" else 0
+    tp = (truth & predicted).sum(axis=axis, dtype=np.float64)
+    fp = (~truth & predicted).sum(axis=axis, dtype=np.float64)
+    fn = (truth & ~predicted).sum(axis=axis, dtype=np.float64)
+    if average == "micro":
+        tp, fp, fn = tp.sum(), fp.sum(), fn.sum()
+    numerator, denominator = {
+        "f1": (2 * tp, 2 * tp + fp + fn),
+        "jaccard": (tp, tp + fp + fn),
+        "precision": (tp, tp + fp),
+        "recall": (tp, tp + fn),
+    }[kind]
+    value = np.divide(numerator, denominator, out=np.zeros_like(tp), where=denominator > 0)
+    if average == "weighted":
+        support = tp + fn
+        return float((value * support).sum() / support.sum()) if support.sum() else 0.0
+    return float(np.mean(value))
+
+
+def exact_match(Y_true, Y_pred):
+    """Subset accuracy of label matrices, without checks: the share of rows predicted exactly.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Label matrices (sparse ones are densified).
+
+    Returns
+    -------
+    float
+    """
+    Y_true, Y_pred = _dense_pair(Y_true, Y_pred)
+    return float(np.mean(np.all(Y_true == Y_pred, axis=1)))

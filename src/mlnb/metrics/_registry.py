@@ -1,36 +1,31 @@
-"""Registry of named criteria, so that evaluation and the CLI can ask for them by name.
+"""Registry of named criteria, so that evaluation, the tuner and the CLI ask for them by name.
 
 ``METRICS`` maps a name to a :class:`Metric` (its function, whether greater is better,
 and whether it scores multi-label 0/1 predictions, multi-label label scores or
-single-label class vectors).
-``METRIC_SETS`` names groups of criteria used by the papers:
-
-- ``"dynamic_chains"``: the 11 criteria of the dynamic-chains paper (Trajdos and
-  Kurzynski, "Dynamic classifier chains for multi-label learning"; all losses, lower is
-  better): Hamming, zero-one, example-based FDR, FNR and F1 loss, macro FDR, FNR and
-  F1 loss, micro FDR, FNR and F1 loss;
-- ``"naibx"``: zero-one, Hamming, accuracy, precision and recall (the NaiBX paper,
-  Mossina and Rachelson 2017);
-- ``"single_label"``: accuracy and macro precision, recall and F1 (the criteria of the
-  Bayesian Naive Bayes paper, Xu 2018);
-- ``"ranking"``: the criteria of label scores (task ``"multilabel_scores"``: the second
-  argument is an n x L score or probability matrix, not 0/1 predictions): coverage,
-  ranking loss, label ranking average precision (scikit-learn's names), one-error
-  (Schapire and Singer 2000), macro and micro ROC AUC and average precision, and log
-  loss (the last needs probabilities).
+single-label class vectors); :func:`register_metric` adds one. ``METRIC_SETS`` names
+groups of them (:func:`register_metric_set`); a set may name its metrics as a tool shows
+them (:func:`get_metric_set`). :func:`set_scorer` resolves the ``scoring`` of a
+decision-rule search. The package's own criteria are registered in ``_builtin``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 
-from . import _multilabel as ml
-from . import _ranking as rk
-from . import _single_label as sl
+__all__ = [
+    "METRICS",
+    "METRIC_SETS",
+    "Metric",
+    "get_metric_set",
+    "get_metrics",
+    "register_metric",
+    "register_metric_set",
+    "set_scorer",
+]
 
-__all__ = ["METRICS", "METRIC_SETS", "Metric", "get_metrics"]
+TASKS = ("multilabel", "multilabel_scores", "single_label")
 
 
 @dataclass(frozen=True)
@@ -63,117 +58,132 @@ class Metric:
         return self.function(y_true, y_pred)
 
 
-def _loss(score, *args, **kwargs):
-    return 1.0 - score(*args, **kwargs)
+METRICS: dict[str, Metric] = {}
+
+METRIC_SETS: dict[str, tuple[str, ...]] = {}
+
+# the names a set gives its metrics where they differ from the METRICS names
+_SET_NAMES: dict[str, tuple[str, ...]] = {}
 
 
-def _build():
-    specs = [
-        ("hamming", ml.hamming_loss, False, "Hamming"),
-        ("zero_one", ml.zero_one_loss, False, "Zero-One"),
-    ]
-    groups = (
-        ("samples", "example", "EX"),
-        ("macro", "macro", "Macro"),
-        ("micro", "micro", "Micro"),
-    )
-    for avg, prefix, tag in groups:
-        specs += [
-            (f"{prefix}_fdr", partial(ml.fdr, average=avg), False, f"{tag} FDR"),
-            (f"{prefix}_fnr", partial(ml.fnr, average=avg), False, f"{tag} FNR"),
-            (
-                f"{prefix}_f1_loss",
-                partial(_loss, ml.f1_score, average=avg),
-                False,
-                f"{tag} F1 loss",
-            ),
-            (
-                f"{prefix}_precision",
-                partial(ml.precision_score, average=avg),
-                True,
-                f"{tag} precision",
-            ),
-            (f"{prefix}_recall", partial(ml.recall_score, average=avg), True, f"{tag} recall"),
-            (f"{prefix}_f1", partial(ml.f1_score, average=avg), True, f"{tag} F1"),
-        ]
-    specs += [
-        ("accuracy", ml.jaccard_score, True, "Accuracy"),
-        ("subset_accuracy", ml.subset_accuracy, True, "Subset accuracy"),
-    ]
-    registry = {name: Metric(name, f, gib, "multilabel", lab) for name, f, gib, lab in specs}
-    single = [
-        ("sl_accuracy", sl.single_label_accuracy, True, "Accuracy"),
-        ("sl_error", partial(_loss, sl.single_label_accuracy), False, "Error"),
-        ("sl_macro_precision", sl.single_label_precision, True, "Macro precision"),
-        ("sl_macro_recall", sl.single_label_recall, True, "Macro recall"),
-        ("sl_macro_f1", sl.single_label_f1, True, "Macro F1"),
-        ("sl_macro_f1_loss", partial(_loss, sl.single_label_f1), False, "Macro F1 loss"),
-    ]
-    registry.update(
-        {name: Metric(name, f, gib, "single_label", lab) for name, f, gib, lab in single}
-    )
-    ranking = [
-        ("coverage_error", rk.coverage_error, False, "Coverage"),
-        ("label_ranking_loss", rk.label_ranking_loss, False, "Ranking loss"),
-        (
-            "label_ranking_average_precision_score",
-            rk.label_ranking_average_precision_score,
-            True,
-            "LRAP",
-        ),
-        ("one_error", rk.one_error, False, "One-error"),
-        ("macro_roc_auc", partial(rk.roc_auc, average="macro"), True, "Macro AUC"),
-        ("micro_roc_auc", partial(rk.roc_auc, average="micro"), True, "Micro AUC"),
-        (
-            "macro_average_precision",
-            partial(rk.average_precision, average="macro"),
-            True,
-            "Macro AP",
-        ),
-        (
-            "micro_average_precision",
-            partial(rk.average_precision, average="micro"),
-            True,
-            "Micro AP",
-        ),
-        ("log_loss", rk.log_loss, False, "Log loss"),
-    ]
-    registry.update(
-        {name: Metric(name, f, gib, "multilabel_scores", lab) for name, f, gib, lab in ranking}
-    )
-    return registry
+def register_metric(name, function=None, *, greater_is_better, task, label=None, replace=False):
+    """Add a criterion to :data:`METRICS`; usable as a decorator.
+
+    Parameters
+    ----------
+    name : str
+        Its name in :data:`METRICS` (not the name of a set of :data:`METRIC_SETS`).
+    function : callable, default=None
+        ``function(y_true, y_pred) -> float``; None returns a decorator that registers
+        the function it decorates.
+    greater_is_better : bool
+        True for a score, False for a loss.
+    task : {"multilabel", "multilabel_scores", "single_label"}
+        What the function scores (see :class:`Metric`).
+    label : str, default=None
+        Display name for tables and plots; default: ``name``.
+    replace : bool, default=False
+        Replace a metric of the same name instead of refusing it.
+
+    Returns
+    -------
+    callable
+        ``function`` (or the decorator).
+    """
+    if function is None:
+        return partial(
+            register_metric,
+            name,
+            greater_is_better=greater_is_better,
+            task=task,
+            label=label,
+            replace=replace,
+        )
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"register_metric: name must be a non-empty string, got {name!r}.")
+    if not callable(function):
+        raise TypeError(f"register_metric: function must be callable, got {function!r}.")
+    if task not in TASKS:
+        raise ValueError(f"register_metric: task must be one of {TASKS}, got {task!r}.")
+    if not isinstance(greater_is_better, bool):
+        raise TypeError(
+            f"register_metric: greater_is_better must be True or False, got {greater_is_better!r}."
+        )
+    if name in METRIC_SETS:
+        raise ValueError(f"register_metric: {name!r} is the name of a metric set; choose another.")
+    if name in METRICS and not replace:
+        raise ValueError(
+            f"register_metric: a metric {name!r} is already registered; choose another name "
+            "or pass replace=True."
+        )
+    METRICS[name] = Metric(name, function, greater_is_better, task, label or name)
+    return function
 
 
-METRICS: dict[str, Metric] = _build()
+def register_metric_set(name, metrics, *, replace=False):
+    """Add a named group of registered metrics to :data:`METRIC_SETS`.
 
-METRIC_SETS: dict[str, tuple[str, ...]] = {
-    "dynamic_chains": (
-        "hamming",
-        "zero_one",
-        "example_fdr",
-        "example_fnr",
-        "example_f1_loss",
-        "macro_fdr",
-        "macro_fnr",
-        "macro_f1_loss",
-        "micro_fdr",
-        "micro_fnr",
-        "micro_f1_loss",
-    ),
-    "naibx": ("zero_one", "hamming", "accuracy", "example_precision", "example_recall"),
-    "single_label": ("sl_accuracy", "sl_macro_precision", "sl_macro_recall", "sl_macro_f1"),
-    "ranking": (
-        "coverage_error",
-        "label_ranking_loss",
-        "label_ranking_average_precision_score",
-        "one_error",
-        "macro_roc_auc",
-        "micro_roc_auc",
-        "macro_average_precision",
-        "micro_average_precision",
-        "log_loss",
-    ),
-}
+    Parameters
+    ----------
+    name : str
+        The set's name (not the name of a metric of :data:`METRICS`).
+    metrics : iterable of str, or mapping of str to str
+        Names of :data:`METRICS`, in order; or ``{name in the set: name in METRICS}``,
+        for a set that names its metrics as a tool shows them (see
+        :func:`get_metric_set`).
+    replace : bool, default=False
+        Replace a set of the same name instead of refusing it.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"register_metric_set: name must be a non-empty string, got {name!r}.")
+    if name in METRICS:
+        raise ValueError(f"register_metric_set: {name!r} is the name of a metric; choose another.")
+    if name in METRIC_SETS and not replace:
+        raise ValueError(
+            f"register_metric_set: a set {name!r} is already registered; choose another name "
+            "or pass replace=True."
+        )
+    if isinstance(metrics, str) or not isinstance(metrics, Iterable):
+        raise ValueError(
+            f"register_metric_set: metrics must be a list of names or a mapping, got {metrics!r}."
+        )
+    pairs = list(metrics.items()) if isinstance(metrics, Mapping) else [(m, m) for m in metrics]
+    unknown = [m for _, m in pairs if m not in METRICS]
+    if not pairs or unknown:
+        raise ValueError(
+            f"register_metric_set: {name!r} must list registered metrics; unknown: {unknown}."
+        )
+    shown = tuple(s for s, _ in pairs)
+    if len(set(shown)) != len(shown):
+        raise ValueError(f"register_metric_set: {name!r} names two metrics alike: {shown}.")
+    METRIC_SETS[name] = tuple(m for _, m in pairs)
+    _SET_NAMES.pop(name, None)
+    if shown != METRIC_SETS[name]:
+        _SET_NAMES[name] = shown
+
+
+def get_metric_set(name):
+    """The metrics of set ``name``, keyed by the names the set gives them.
+
+    Parameters
+    ----------
+    name : str
+        A set of :data:`METRIC_SETS`.
+
+    Returns
+    -------
+    dict of str to Metric
+        In the set's order; keys are the :data:`METRICS` names unless the set was
+        registered with its own names (``"text"``: ``"accuracy"`` for ``"sl_accuracy"``;
+        ``"tuning"``: ``"accuracy"`` for ``"exact_match"``).
+    """
+    if name not in METRIC_SETS:
+        raise ValueError(f"unknown metric set {name!r}; known sets {sorted(METRIC_SETS)}.")
+    members = METRIC_SETS[name]
+    shown = _SET_NAMES.get(name, members)
+    if len(shown) != len(members):  # the tuple was replaced in METRIC_SETS directly
+        shown = members
+    return {s: METRICS[m] for s, m in zip(shown, members, strict=True)}
 
 
 def get_metrics(names, *, task=None):
@@ -213,3 +223,40 @@ def get_metrics(names, *, task=None):
         if wrong:
             raise ValueError(f"metrics {wrong} do not score {task} targets.")
     return out
+
+
+def _negated(function, Y_true, Y_pred):
+    return -function(Y_true, Y_pred)
+
+
+def set_scorer(scoring):
+    """``scorer(Y_true, Y_pred) -> float``, greater is better, for 0/1 label matrices.
+
+    Parameters
+    ----------
+    scoring : str or callable
+        A callable (returned as is); a name of the ``"tuning"`` set (``"f1_micro"``,
+        ``"jaccard_samples"``, ..., and ``"accuracy"``: subset accuracy, as scikit-learn
+        names it; see :func:`get_metric_set`); or any other :data:`METRICS` name of task
+        ``"multilabel"`` (a loss is negated, so that greater is better).
+
+    Returns
+    -------
+    callable
+    """
+    if callable(scoring):
+        return scoring
+    tuning = get_metric_set("tuning")
+    if isinstance(scoring, str):
+        if scoring in tuning:
+            return tuning[scoring].function
+        metric = METRICS.get(scoring)
+        if metric is not None and metric.task == "multilabel":
+            if metric.greater_is_better:
+                return metric.function
+            return partial(_negated, metric.function)
+    names = {*tuning, *(n for n, m in METRICS.items() if m.task == "multilabel")}
+    raise ValueError(
+        f"scoring must be a callable (Y_true, Y_pred) -> float or one of {sorted(names)}; "
+        f"got {scoring!r}"
+    )

@@ -1,0 +1,295 @@
+"""Evaluation by the ``mlnb`` command: the criteria that --metrics asks for, the
+cross-validation of methods on data sets (with progress per fold), and the ``evaluate``
+command (cross-validation, --train-test, --split or --prequential)."""
+
+from __future__ import annotations
+
+import inspect
+import time
+import warnings
+
+import click
+import numpy as np
+
+from ..metrics import get_metric_set, get_metrics
+from ._data import evaluation_data, loader_missing, n_folds, xy
+from ._inputs import is_text, load_data
+from ._methods import describe_methods, parse_params
+from ._models import make_estimator
+from ._options import (
+    data_dir_option,
+    json_option,
+    labels_option,
+    method_names,
+    metrics_option,
+    missing_option,
+    param_option,
+    quiet_option,
+    stratify_option,
+    tfidf_option,
+    threshold_option,
+    train_test_option,
+    variant_option,
+)
+from ._terminal import Progress, echo_table, reported, table_columns
+
+__all__ = ["SINGLE_LABEL_CRITERIA", "cv_scores", "evaluate", "metric_names", "run_all"]
+
+
+# The criteria of single-label text corpora, by the names the command shows (scores, higher
+# is better; for one class per row the micro averages equal accuracy, reported because users
+# look for them): the registry's "text" set.
+SINGLE_LABEL_CRITERIA = {name: m.function for name, m in get_metric_set("text").items()}
+
+
+def metric_names(metrics, data):
+    """The criteria --metrics asks for on ``data`` (None: the default), checked up front."""
+    if metrics is None:
+        return None
+    if is_text(data):
+        wrong = [n for n in metrics if n not in SINGLE_LABEL_CRITERIA]
+        if wrong:
+            raise ValueError(
+                f"--metrics: {data.name} is a single-label text corpus, scored by "
+                f"{', '.join(SINGLE_LABEL_CRITERIA)}; got {', '.join(wrong)}"
+            )
+        return list(metrics)
+    resolved = get_metrics(metrics)
+    wrong = [n for n, m in resolved.items() if m.task == "single_label"]
+    if wrong:
+        raise ValueError(
+            f"--metrics: {', '.join(wrong)} score single-label classes, but {data.name} is "
+            "multi-label data: choose multi-label criteria (e.g. micro_f1, hamming, ranking)"
+        )
+    return list(resolved)
+
+
+def cv_scores(
+    estimator, data, folds, *, seed, stratify, metrics=None, method=None, progress=None, log=None
+):
+    """Mean criteria over the folds, plus T_train and T_test (seconds).
+
+    ``metrics``: the names of :func:`metric_names` (None: the default criteria);
+    ``progress``: called after each fold, as :func:`~mlnb.evaluation.cross_validate` says;
+    ``log``: receives a line saying what a tuned method chose on the folds. A
+    :class:`~mlnb.evaluation.DegeneratePredictionWarning` is printed as one line naming
+    ``method`` and the data set.
+    """
+    from ..evaluation import DegeneratePredictionWarning, cross_validate
+
+    X, y = xy(data)
+    options = {"cv": folds, "random_state": seed, "stratify": "iterative" if stratify else None}
+    options["progress"] = progress
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DegeneratePredictionWarning)
+        if not is_text(data):
+            folds_result = cross_validate(estimator, X, y, metrics=metrics, **options)
+            result = folds_result.mean()
+            if log is not None and folds_result.choices:
+                log(f"{method} on {data.name} chose: {_choices_in_words(folds_result.choices)}")
+        else:
+            result = _text_scores(estimator, X, y, metrics, options)
+    for warning in caught:
+        if issubclass(warning.category, DegeneratePredictionWarning):
+            click.echo(f"warning: {method} on {data.name}: {warning.message}", err=True)
+        else:
+            warnings.showwarning(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    return result
+
+
+def _choices_in_words(choices):
+    """The folds' choices, the most frequent first: "rule rcut (4 folds); rule scut (1 fold)"."""
+    counts = {}
+    for choice in choices:
+        counts[choice] = counts.get(choice, 0) + 1
+    return "; ".join(
+        f"{choice} ({n} fold{'s' if n > 1 else ''})"
+        for choice, n in sorted(counts.items(), key=lambda item: -item[1])
+    )
+
+
+def _text_scores(estimator, X, y, metrics, options):
+    """The single-label criteria (``metrics``, default all) of a text cross-validation."""
+    from ..evaluation import cross_validate
+
+    result = cross_validate(
+        estimator, X, y, metrics="sl_accuracy", return_predictions=True, **options
+    )
+    folds = list(zip(result.test_indices, result.predictions, strict=True))
+    scores = {
+        name: float(
+            np.mean([SINGLE_LABEL_CRITERIA[name](y[test], predicted) for test, predicted in folds])
+        )
+        for name in metrics or SINGLE_LABEL_CRITERIA
+    }
+    times = result.mean()
+    return {**scores, "train_time": times["train_time"], "test_time": times["test_time"]}
+
+
+def run_all(runs, *, seed, stratify, metrics, quiet):
+    """Cross-validate every ``(data name, method): (estimator, data, folds)``, with progress
+    per fold (folds x methods x data sets) and the elapsed time; the mean scores of each."""
+    total = sum(n_folds(folds) for _, _, folds in runs.values())
+    results = {}
+    with Progress(total, "cross-validating", quiet=quiet, unit="folds") as progress:
+        for (data_name, method), (estimator, data, folds) in runs.items():
+            start = time.perf_counter()
+
+            def step(done, n, method=method, data_name=data_name):
+                progress.step(f"{method} on {data_name}, fold {done}/{n}")
+
+            results[data_name, method] = cv_scores(
+                estimator, data, folds, seed=seed, stratify=stratify,
+                metrics=metrics(data_name), method=method, progress=step, log=progress.log,
+            )  # fmt: skip
+            seconds = time.perf_counter() - start
+            progress.log(f"{method} on {data_name}: {seconds:.1f} s")
+    return results
+
+
+@click.command()
+@click.argument("data")
+@click.option(
+    "-m",
+    "--method",
+    "methods",
+    multiple=True,
+    required=True,
+    help="Method name; repeat, or separate names by commas.",
+)
+@param_option
+@metrics_option
+@threshold_option
+@click.option("--cv", type=int, default=10, show_default=True, help="Number of folds.")
+@click.option("--split", type=float, default=None, help="One holdout split: train fraction.")
+@train_test_option
+@stratify_option
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--prequential",
+    "batch_size",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Test-then-train over the rows in their order, in batches of this many rows, "
+    "instead of cross-validation (methods with partial_fit).",
+)
+@variant_option
+@tfidf_option
+@missing_option
+@labels_option
+@data_dir_option
+@json_option
+@quiet_option
+@reported
+def evaluate(
+    data,
+    methods,
+    params,
+    metrics,
+    threshold,
+    cv,
+    split,
+    train_test,
+    stratify,
+    seed,
+    batch_size,
+    variant,
+    tfidf,
+    missing,
+    labels,
+    data_dir,
+    as_json,
+    quiet,
+):
+    """Cross-validate methods on DATA; print the criteria, T_train and T_test (seconds).
+
+    Multi-label data: the 11 criteria of the dynamic-chains paper (Trajdos and Kurzynski),
+    all losses (lower is better): Hamming, zero-one, and the false discovery rate (FDR, 1 -
+    precision), false negative rate (FNR, 1 - recall) and F1 loss, each example-based,
+    macro- and micro-averaged over labels. Text corpora: accuracy and macro and micro
+    precision, recall and F1, all scores (higher is better; for one class per row the
+    micro averages equal accuracy).
+
+    --metrics chooses other criteria: sets (naibx; ranking: criteria of the label scores,
+    such as ranking loss and ROC AUC) and single names (micro_f1, label_ranking_loss, ...),
+    which may be mixed. --threshold replaces the 0.5 rule of multi-label methods by a
+    decision rule fitted out of fold (mlnb.TunedThresholdsCV). A method that predicts no
+    label, or almost every label, on held-out rows gets a warning naming the likely cause.
+
+    \b
+    Examples:
+      mlnb evaluate yeast -m br -m cc -m ecc --cv 10
+      mlnb evaluate tmc2007 -m br -p events=bernoulli --split 0.66 --json
+      mlnb evaluate emotions -m br,cc --metrics ranking
+      mlnb evaluate enron -m br --threshold tuned --metrics micro_f1,label_ranking_loss
+      mlnb evaluate webkb -m mnb,bnb,bayes-mnb --train-test
+      mlnb evaluate r8_allterms -m mnb -m gnb --cv 10 --stratify
+      mlnb evaluate delicious -m br,naibx --prequential 500 --metrics hamming,micro_f1
+
+    --prequential N predicts each batch of N rows with the model trained on the rows before
+    it, then learns it (the first batch is only learnt); it prints the criteria over every
+    predicted row and the rows per second.
+    """
+    methods = method_names(methods)
+    settings = parse_params(params)
+    if batch_size is not None:
+        return _prequential(data, methods, settings, metrics, threshold, batch_size,
+                            data_dir=data_dir, missing=missing, labels=labels, seed=seed,
+                            as_json=as_json, quiet=quiet)  # fmt: skip
+    dataset, folds = evaluation_data(
+        data, cv=cv, split=split, train_test=train_test, data_dir=data_dir, variant=variant,
+        missing=missing, labels=labels,
+    )  # fmt: skip
+    criteria = metric_names(metrics, dataset)
+    estimators = {
+        m: make_estimator(
+            m, dataset, settings, seed=seed, tfidf=tfidf, threshold=threshold, missing=missing
+        )
+        for m in methods
+    }
+    runs = {(dataset.name, m): (e, dataset, folds) for m, e in estimators.items()}
+    results = run_all(runs, seed=seed, stratify=stratify, metrics=lambda d: criteria,
+                       quiet=quiet or as_json)  # fmt: skip
+    rows = [{"method": m, **results[dataset.name, m]} for m in estimators]
+    echo_table(rows, table_columns(rows, "method"), as_json=as_json)
+
+
+def _prequential(data, methods, settings, metrics, threshold, batch_size, *, data_dir,
+                 missing, labels, seed, as_json, quiet):  # fmt: skip
+    """``mlnb evaluate --prequential N``: every method test-then-trained over DATA's rows."""
+    from ..evaluation import prequential
+
+    if threshold is not None:
+        raise click.UsageError(
+            "--threshold tunes a rule by cross-validation: it does not apply to --prequential"
+        )
+    dataset = load_data(data, data_dir=data_dir, missing=loader_missing(missing), labels=labels)
+    if is_text(dataset):
+        raise ValueError(
+            "--prequential runs on feature data: a text model's vocabulary is fixed by its "
+            "first fit"
+        )
+    X, y = xy(dataset)
+    if X.shape[0] <= batch_size:
+        raise ValueError(
+            f"--prequential {batch_size}: {dataset.name} has {X.shape[0]} rows, so no batch "
+            "would be predicted; give a smaller batch size"
+        )
+    criteria = metric_names(metrics, dataset)
+    rows = []
+    for method in methods:
+        estimator = make_estimator(method, dataset, settings, seed=seed, missing=missing)
+        batches = (
+            (X[i : i + batch_size], y[i : i + batch_size]) for i in range(0, X.shape[0], batch_size)
+        )
+        start = time.perf_counter()
+        result = prequential(estimator, batches, metrics=criteria)
+        if not (quiet or as_json):
+            click.echo(f"{method} on {dataset.name}: {time.perf_counter() - start:.1f} s", err=True)
+        rows.append({"method": method, **result.final(), "rows_per_s": result.throughput})
+    echo_table(rows, table_columns(rows, "method"), as_json=as_json)
+
+
+evaluate.help = inspect.cleandoc(evaluate.help) + "\n\n\b\n" + describe_methods()

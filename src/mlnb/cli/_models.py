@@ -1,0 +1,384 @@
+"""The models of the ``mlnb`` command: an estimator for a method and a data set
+(:func:`make_estimator`: a text pipeline, a --threshold wrapper, --missing), and the
+``fit`` (new or --update) and ``predict`` commands with their model files."""
+
+from __future__ import annotations
+
+import inspect
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+
+from ..io import load, read_metadata, save
+from ._data import data_kind, loader_missing, xy
+from ._inputs import TEXT_CORPORA, is_text, load_data
+from ._methods import (
+    METHODS,
+    build,
+    describe_methods,
+    estimator_class,
+    is_single_label,
+    parse_params,
+)
+from ._options import (
+    data_dir_option,
+    labels_option,
+    missing_option,
+    output_file_value,
+    param_option,
+    part_option,
+    quiet_option,
+    tfidf_option,
+    threshold_option,
+    variant_option,
+)
+from ._terminal import reported
+
+__all__ = ["fit", "is_text_model", "make_estimator", "predict"]
+
+
+def _strategy(threshold):
+    """The TunedThresholdsCV strategy of a --threshold value."""
+    from ..decision_rules import Threshold
+
+    if isinstance(threshold, float):
+        return Threshold(threshold)
+    return "auto" if threshold == "tuned" else threshold
+
+
+def make_estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None, missing="error"):
+    """Method ``method`` ready for ``data``: a text pipeline for a text corpus.
+
+    ``threshold`` (a --threshold value) wraps a multi-label method in
+    :class:`~mlnb.TunedThresholdsCV` (or sets the strategy of one that already is);
+    ``missing`` (--missing) "ignore" sets the method's ``missing="ignore"``.
+    """
+    single = [n for n in METHODS if is_single_label(n)]
+    multi = [n for n in METHODS if not is_single_label(n)]
+    if method in single and not is_text(data):
+        raise ValueError(
+            f"{method} is a single-label classifier (one class per row), but {data.name} is "
+            f"multi-label data ({data.n_labels} labels): choose a multi-label method "
+            f"({', '.join(multi)}); for example -m br -p events=gaussian is Gaussian NB per "
+            f"label. The text corpora are {', '.join(TEXT_CORPORA)} and label<TAB>text files"
+        )
+    if method in multi and is_text(data):
+        raise ValueError(
+            f"{method} is a multi-label method, but {data.name} is a single-label text corpus "
+            f"({len(data.classes)} classes): choose a single-label classifier "
+            f"({', '.join(single)}), e.g. -m mnb"
+        )
+    if is_text(data):
+        from ..text import make_text_pipeline
+
+        if threshold is not None:
+            raise ValueError(
+                f"--threshold chooses the decision rule of multi-label methods; {method} is "
+                f"a single-label classifier and {data.name} a text corpus (one class per "
+                "row): leave --threshold out"
+            )
+        classifier = build(method, None, settings, random_state=seed)
+        return make_text_pipeline(classifier, tfidf=tfidf)
+    if tfidf is not None:
+        raise ValueError(
+            f"--tfidf/--counts choose the features of text; {data.name} is feature data"
+        )
+    from ..selection import TunedThresholdsCV, default_param_grid
+
+    settings = _with_missing(settings, missing, method)
+    estimator = build(method, data.X, settings, random_state=seed)
+    if threshold is None:
+        return estimator
+    if isinstance(estimator, TunedThresholdsCV):  # br-tuned, cc-tuned: only the rule changes
+        return estimator.set_params(strategy=_strategy(threshold))
+    # the library's policy: an event model the user did not name is chosen with the rule
+    grid = default_param_grid(estimator, events_given="events" in settings)
+    return TunedThresholdsCV(
+        estimator,
+        strategy=_strategy(threshold),
+        scoring="f1_micro",
+        cv=5,
+        random_state=seed,
+        param_grid=grid,
+    )
+
+
+def _with_missing(settings, missing, method):
+    """The -p settings plus ``missing="ignore"`` for --missing ignore (unless -p says)."""
+    if missing != "ignore" or "missing" in settings:
+        return settings
+    wrapper = "estimator" in METHODS[method][2]  # tuned: build passes it to the inner method
+    if wrapper or "missing" in inspect.signature(estimator_class(method)).parameters:
+        return {**settings, "missing": "ignore"}
+    raise ValueError(
+        f"--missing ignore: {method} cannot skip missing values (it has no missing option); "
+        "choose another method (br, cc, ecc, dce, naibx, imlnb, ...) or leave --missing out"
+    )
+
+
+@click.command()
+@click.argument("data")
+@click.option("-m", "--method", default=None, help="Method name (listed below).")
+@click.option(
+    "--update",
+    "update",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Continue training this model file on DATA (partial_fit) instead of fitting anew.",
+)
+@param_option
+@threshold_option
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=output_file_value,
+    help="The model file to write (its folder must exist; may be the --update file).",
+)
+@part_option("train", "Which part of a data set with a provided split to train on.")
+@variant_option
+@tfidf_option
+@missing_option
+@labels_option
+@data_dir_option
+@quiet_option
+@reported
+def fit(
+    data,
+    method,
+    update,
+    params,
+    threshold,
+    output,
+    part,
+    variant,
+    tfidf,
+    missing,
+    labels,
+    data_dir,
+    quiet,
+):
+    """Train METHOD on DATA and write a model file.
+
+    DATA is a data-set name (`mlnb datasets`), an ARFF file, a generated set
+    (synthetic-gaussian, synthetic-counts, ...), a text corpus (webkb, r8_allterms,
+    r8_noshort, 20ng_bydate) or a label<TAB>text file. Multi-label methods go with
+    multi-label data, single-label classifiers with text; a text model holds its
+    vocabulary (and TF-IDF weights), so it predicts from documents.
+
+    \b
+    Examples:
+      mlnb fit emotions -m cc -p inference=beam -o emotions-cc.mlnb
+      mlnb fit enron -m br --threshold tuned -o enron-br.mlnb
+      mlnb fit webkb -m bayes-mnb -p beta=0.1 -o webkb.mlnb
+      mlnb fit 20ng_bydate -m mnb --tfidf -o 20ng.mlnb
+      mlnb fit data.arff --labels 6 --missing ignore -m dce -o data.mlnb
+      mlnb fit new-rows.arff --update emotions-cc.mlnb -o emotions-cc.mlnb
+    """
+    if update is not None:
+        return _update(update, data, output, params, threshold, tfidf, part=part,
+                       variant=variant, missing=missing, labels=labels, data_dir=data_dir,
+                       quiet=quiet)  # fmt: skip
+    if method is None:
+        raise click.UsageError("give -m/--method (or --update MODEL to continue training one)")
+    settings = parse_params(params)
+    dataset = load_data(
+        data, data_dir=data_dir, part=part, variant=variant, missing=loader_missing(missing),
+        labels=labels,
+    )  # fmt: skip
+    estimator = make_estimator(
+        method, dataset, settings, tfidf=tfidf, threshold=threshold, missing=missing
+    )
+    X, y = xy(dataset)
+    if not quiet:
+        click.echo(f"fitting {method} on {dataset.name} ({dataset.n_samples} rows)...", err=True)
+    start = time.perf_counter()
+    estimator.fit(X, y)
+    seconds = time.perf_counter() - start
+    metadata = {
+        "method": method,
+        "params": list(params),
+        "threshold": threshold,
+        "data": data,
+        "part": part,
+        "kind": data_kind(dataset),
+        "variant": dataset.variant if is_text(dataset) else None,
+        "missing": missing,
+    }
+    save(estimator, output, metadata=metadata)
+    if not quiet:
+        if is_text(dataset):
+            words = len(estimator.named_steps["counts"].vocabulary_)
+            size = f"{dataset.n_samples} documents, {words} words, {len(dataset.classes)} classes"
+        else:
+            size = f"{dataset.n_samples} rows"
+        click.echo(
+            f"fitted {method} on {dataset.name} ({size}) in {seconds:.3f} s; wrote {output}",
+            err=True,
+        )
+
+
+def _update(model, data, output, params, threshold, tfidf, *, quiet, **loading):
+    """``mlnb fit DATA --update MODEL``: ``partial_fit`` the saved model on DATA, save it."""
+    if params or threshold is not None or tfidf:
+        raise click.UsageError(
+            "--update continues a saved model as it is: -p, --threshold and --tfidf apply to a "
+            "new fit only"
+        )
+    estimator = load(model)
+    metadata = read_metadata(model)
+    if is_text_model(estimator):
+        raise ValueError(
+            f"{model} is a text model: its vocabulary is fixed by its first fit, so it cannot "
+            "learn new documents; fit it anew on all of them"
+        )
+    if not callable(getattr(estimator, "partial_fit", None)):
+        raise ValueError(
+            f"{model} holds a {type(estimator).__name__}, which has no partial_fit (its "
+            "statistics are not additive, or it chooses settings on the data it saw): fit it "
+            "anew on all the data"
+        )
+    dataset = load_data(data, missing=loader_missing(loading.pop("missing")), **loading)
+    if is_text(dataset):
+        raise ValueError(f"{data} is a text corpus, but {model} was fitted on feature vectors")
+    X, y = xy(dataset)
+    n_before = _rows_seen(estimator)
+    start = time.perf_counter()
+    estimator.partial_fit(X, y)
+    seconds = time.perf_counter() - start
+    updates = [*metadata.get("updates", []), {"data": data, "part": loading["part"]}]
+    kept = {k: v for k, v in metadata.items() if k not in _FILE_KEYS}
+    save(estimator, output, metadata={**kept, "updates": updates})
+    if not quiet:
+        seen = "" if n_before is None else f" (it had seen {n_before:g})"
+        click.echo(
+            f"updated {model} with {dataset.n_samples} rows of {dataset.name}{seen} in "
+            f"{seconds:.3f} s; wrote {output}",
+            err=True,
+        )
+
+
+#: Keys read_metadata adds about the file itself (not saved by fit).
+_FILE_KEYS = ("format_version", "mlnb_version", "class")
+
+
+def _rows_seen(estimator):
+    """The (weighted) rows a model's statistics hold, or None if it does not say."""
+    for name in ("feature_stats_", "size_stats_"):
+        stats = getattr(estimator, name, None)
+        if stats is not None and hasattr(stats, "total_count"):
+            return float(np.sum(stats.total_count))
+    return None
+
+
+fit.help = inspect.cleandoc(fit.help) + "\n\n\b\n" + describe_methods()
+
+
+def is_text_model(estimator):
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import Pipeline
+
+    return isinstance(estimator, Pipeline) and isinstance(estimator.steps[0][1], CountVectorizer)
+
+
+@click.command()
+@click.argument("model", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("data")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    callback=output_file_value,
+    help="CSV file (default: standard output).",
+)
+@part_option("test", "Which part of a data set with a provided split to predict.")
+@click.option(
+    "--proba/--no-proba",
+    default=True,
+    show_default=True,
+    help="Also write probabilities where the method defines them.",
+)
+@variant_option
+@missing_option
+@labels_option
+@data_dir_option
+@reported
+def predict(model, data, output, part, proba, variant, missing, labels, data_dir):
+    """Predict DATA with a model file; writes CSV.
+
+    Multi-label models write one 0/1 column per label; single-label models a "class"
+    column with the predicted class names. --proba adds a probability per label or class.
+    A label<TAB>text file is read as is: give --variant to clean raw text as the training
+    corpus was (the labels in the file are not used). An ARFF file may hold '?' for every
+    label value (MEKA's convention for rows to predict).
+
+    \b
+    Examples:
+      mlnb predict emotions-cc.mlnb emotions -o predictions.csv
+      mlnb predict webkb.mlnb webkb --part test --no-proba
+      mlnb predict 20ng.mlnb messages.txt --variant stemmed
+      mlnb predict music.mlnb Music_missing_classes.arff --no-proba
+    """
+    estimator = load(model)
+    dataset = load_data(
+        data, data_dir=data_dir, part=part, variant=variant, missing=loader_missing(missing),
+        labels=labels, unlabelled=True,
+    )  # fmt: skip
+    if is_text_model(estimator) and not is_text(dataset):
+        raise ValueError(
+            f"{model} is a text model (it reads documents), but {data} is multi-label "
+            f"feature data: give a text corpus ({', '.join(TEXT_CORPORA)}) or a "
+            "label<TAB>text file"
+        )
+    if is_text(dataset) and not is_text_model(estimator):
+        raise ValueError(
+            f"{model} was fitted on feature vectors, but {data} is a text corpus: fit a text "
+            f"model first, e.g. mlnb fit {data} -m mnb -o text.mlnb"
+        )
+    if is_text(dataset) and dataset.from_file and dataset.variant is None:
+        trained = read_metadata(model).get("variant")
+        if trained is not None:
+            click.echo(
+                f"note: {model} was trained on text cleaned '{trained}'; {data} is read as "
+                f"is: add --variant {trained} if it holds raw text",
+                err=True,
+            )
+    X, _ = xy(dataset, labelled=False)
+    if missing == "ignore":  # missing entries add nothing to a row's score
+        keys = [k for k in ("missing", "estimator__missing") if k in estimator.get_params()]
+        estimator.set_params(**dict.fromkeys(keys, "ignore"))
+    predicted = estimator.predict(X)
+    with_proba = proba and hasattr(estimator, "predict_proba")
+    if np.ndim(predicted) == 1:  # single-label: class names
+        columns = ["class"]
+        table = [[str(c)] for c in predicted]
+        if with_proba:
+            columns += [f"P({c})" for c in estimator.classes_]
+            for row, p in zip(table, estimator.predict_proba(X), strict=True):
+                row += [f"{v:.6g}" for v in p]
+    else:
+        labels = np.asarray(predicted.toarray() if hasattr(predicted, "toarray") else predicted)
+        names = list(dataset.label_names)
+        if len(names) != labels.shape[1]:
+            names = [f"y{j}" for j in range(labels.shape[1])]
+        columns = list(names)
+        matrix = [labels.astype(float)]
+        if with_proba:
+            columns += [f"P({name})" for name in names]
+            matrix.append(np.asarray(estimator.predict_proba(X), dtype=float))
+        table = [[f"{v:.6g}" for v in row] for row in np.hstack(matrix)]
+    lines = [",".join(_csv_field(c) for c in columns)]
+    lines += [",".join(_csv_field(v) for v in row) for row in table]
+    text = "\n".join(lines) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)
+
+
+def _csv_field(text):
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
