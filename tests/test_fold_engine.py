@@ -1,6 +1,6 @@
 """The fold-subtraction engine (mlnb.base.FoldStatistics) equals refitted folds.
 
-For every additive estimator of the package (derived from ``mlnb.__all__`` with
+For every additive estimator of the package (:func:`mlnb.estimators.all_estimators` with
 ``is_additive``, so a new one is tested without an edit here), on dense and sparse rows,
 with and without missing entries: each fold's model from total minus fold statistics
 predicts as the estimator refitted on the fold's training rows, and the full model as a
@@ -18,21 +18,16 @@ from sklearn.base import clone
 
 import mlnb
 from mlnb.base import FoldStatistics, is_additive, is_single_label
+from mlnb.estimators import all_estimators
 
 
 def _additive_estimators():
-    found = []
-    for name in mlnb.__all__:
-        cls = getattr(mlnb, name)
-        if not isinstance(cls, type):
-            continue
-        try:
-            estimator = cls()
-        except TypeError:  # a meta-estimator that needs an estimator
-            continue
-        if is_additive(estimator):
-            found.append(pytest.param(cls, id=name))
-    return found
+    return [
+        pytest.param(cls, id=cls.__name__)
+        for kind in ("single_label", "multi_label")  # a meta-estimator needs an estimator
+        for cls in all_estimators(kind)
+        if is_additive(cls())
+    ]
 
 
 ADDITIVE = _additive_estimators()

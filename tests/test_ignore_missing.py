@@ -14,24 +14,21 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 
 from mlnb import (
-    IMLNB,
     BayesianBernoulliNB,
     BayesianGaussianNB,
     BayesianMultinomialNB,
     BernoulliNB,
     BinaryRelevance,
     CategoricalNB,
-    ClassifierChain,
     ComplementNB,
-    DynamicChainEnsemble,
     EnsembleClassifierChains,
     GaussianNB,
     LabelPowerset,
     MultinomialNB,
     NaiBX,
-    RAkEL,
 )
 from mlnb._registered import registered_classes
+from mlnb.estimators import test_instances
 from mlnb.events import (
     BayesianBernoulli,
     BayesianCategorical,
@@ -275,20 +272,22 @@ def test_binary_relevance_log_odds_are_the_observed_ratio(events, sparse):
     np.testing.assert_array_equal(model.predict(X), (expected > 0).astype(int))
 
 
+def _maker(model):
+    """``make(**params)``: a copy of ``model`` with ``params`` set."""
+    return lambda **params: clone(model).set_params(**params)
+
+
+# every multi-label estimator with the missing option, as its _unit_test_params say, and
+# an ensemble of complement models
 MULTILABEL = {
-    "BR": lambda **k: BinaryRelevance(**k),
-    "CC": lambda **k: ClassifierChain(**k),
-    "ECC": lambda **k: EnsembleClassifierChains(n_chains=3, random_state=0, **k),
+    **{
+        name: _maker(model)
+        for name, model in test_instances("multi_label")
+        if "missing" in model.get_params()
+    },
     "ECC-complement": lambda **k: EnsembleClassifierChains(
         n_chains=3, random_state=0, events=Complement(), **k
     ),
-    "IMLNB": lambda **k: IMLNB(**k),
-    "NaiBX": lambda **k: NaiBX(**k),
-    "DCE": lambda **k: DynamicChainEnsemble(
-        n_chains=2, beta=2.0, feature_selection=None, random_state=0, **k
-    ),
-    "LP": lambda **k: LabelPowerset(**k),
-    "RAkEL": lambda **k: RAkEL(random_state=0, **k),
 }
 
 

@@ -8,14 +8,17 @@ import io
 import tracemalloc
 import zipfile
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 
 import mlnb
 from mlnb.datasets import make_multilabel
+from mlnb.estimators import test_instances
 from mlnb.io import ModelFileError, load, read_metadata, save
 from mlnb.text import make_text_pipeline
 
@@ -52,6 +55,22 @@ MULTI_LABEL = {
     "RAkEL": lambda: mlnb.RAkEL(events="multinomial", random_state=0),
     "TunedThresholdsCV": lambda: mlnb.TunedThresholdsCV(mlnb.BinaryRelevance()),
 }
+
+
+def _others(kinds):
+    """Constructors of the test instances of the estimators (of ``kinds``) left out above."""
+    covered = {*SINGLE_LABEL, *MULTI_LABEL}
+    return {
+        name: partial(clone, model)
+        for kind in kinds
+        for name, model in test_instances(kind)
+        if type(model).__name__ not in covered
+    }
+
+
+# every other estimator, as its _unit_test_params say: a new one is fuzzed too
+SINGLE_LABEL.update(_others(["single_label"]))
+MULTI_LABEL.update(_others(["multi_label", "meta"]))  # mlnb's meta-estimator is multi-label
 KINDS = [*SINGLE_LABEL, *MULTI_LABEL, "text pipeline"]
 LIMIT = 4 * 2**20  # the most memory a load of one of these (~5 kB) files may take
 OUTCOMES = collections.Counter()  # (mutation, outcome): reported at the end of the module

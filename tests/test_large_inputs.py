@@ -8,6 +8,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 import mlnb
 from mlnb.base import Integers
+from mlnb.estimators import all_estimators
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -81,22 +82,13 @@ def test_multi_label_y_with_none_raises_a_value_error_naming_y(cls):
         cls().fit(X, Y)
 
 
-def _estimators():
-    return [
-        getattr(mlnb, name)
-        for name in mlnb.__all__
-        if isinstance(getattr(mlnb, name), type) and hasattr(getattr(mlnb, name), "fit")
-    ]
-
-
-ESTIMATORS = [pytest.param(cls, id=cls.__name__) for cls in _estimators()]
-WITH_N_CHAINS = [cls for cls in _estimators() if "n_chains" in inspect.signature(cls).parameters]
+ESTIMATORS = [pytest.param(cls, id=cls.__name__) for cls in all_estimators()]
+WITH_N_CHAINS = [cls for cls in all_estimators() if "n_chains" in inspect.signature(cls).parameters]
 
 
 def _make(cls, **params):
-    if cls is mlnb.TunedThresholdsCV:
-        return cls(mlnb.BinaryRelevance(), **params)
-    return cls(**params)
+    """``cls`` with ``params`` over its first test instance's (a meta-estimator's wrapped one)."""
+    return cls(**{**cls._unit_test_params()[0], **params})
 
 
 @pytest.mark.parametrize("bad", [True, "3", 2.5])
@@ -137,7 +129,7 @@ def test_a_bool_where_an_int_is_declared_is_refused(cls):
     X = np.random.RandomState(0).rand(12, 3)
     Y = np.eye(3, dtype=int)[np.arange(12) % 3]
     y = Y.argmax(axis=1)
-    target = y if cls.__module__ == "mlnb.naive_bayes" else Y
+    target = y if cls in all_estimators("single_label") else Y
     if not integers:
         pytest.skip(f"{cls.__name__} has no integer parameter")
     for name in integers:

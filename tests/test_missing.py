@@ -12,26 +12,21 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 
 from mlnb import (
-    IMLNB,
     OOCC,
     BernoulliNB,
     BinaryRelevance,
     CategoricalNB,
-    ClassifierChain,
-    DynamicChain,
     DynamicChainEnsemble,
-    EnsembleClassifierChains,
     GaussianNB,
-    GeneticChainEnsemble,
     KNNChain,
-    LabelPowerset,
     MixedNB,
     MultinomialNB,
     NaiBX,
-    RAkEL,
 )
+from mlnb.estimators import test_instances
 from mlnb.events import (
     BayesianBernoulli,
     BayesianCategorical,
@@ -237,20 +232,16 @@ def multilabel_data(n=80, seed=0):
     return X, Y
 
 
+def _maker(model):
+    """``make(**params)``: a copy of ``model`` with ``params`` set."""
+    return lambda **params: clone(model).set_params(**params)
+
+
+# every multi-label estimator with the missing option, as its _unit_test_params say
 MULTILABEL = {
-    "BR": lambda **k: BinaryRelevance(**k),
-    "CC": lambda **k: ClassifierChain(**k),
-    "ECC": lambda **k: EnsembleClassifierChains(n_chains=3, random_state=0, **k),
-    "IMLNB": lambda **k: IMLNB(**k),
-    "NaiBX": lambda **k: NaiBX(**k),
-    "DynamicChain": lambda **k: DynamicChain(beta=2.0, random_state=0, **k),
-    "DCE": lambda **k: DynamicChainEnsemble(
-        n_chains=2, beta=2.0, feature_selection=None, random_state=0, **k
-    ),
-    "LP": lambda **k: LabelPowerset(**k),
-    "RAkEL": lambda **k: RAkEL(random_state=0, **k),
-    "OOCC": lambda **k: OOCC(n_orders=3, random_state=0, **k),
-    "GA": lambda **k: GeneticChainEnsemble(n_chains=2, n_generations=2, random_state=0, **k),
+    name: _maker(model)
+    for name, model in test_instances("multi_label")
+    if "missing" in model.get_params()
 }
 
 

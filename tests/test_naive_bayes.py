@@ -19,21 +19,13 @@ from mlnb import (
     MixedNB,
     MultinomialNB,
 )
-from mlnb.naive_bayes import ComplementNB
+from mlnb.estimators import test_instances
+from mlnb.naive_bayes import CategoricalNB, ComplementNB
 
+# Every single-label classifier, as its _unit_test_params say (GaussianNB, MultinomialNB and
+# BernoulliNB also with missing="ignore": the checks then feed NaN, the allow_nan tag).
 ALL_CLASSIFIERS = [
-    GaussianNB(),
-    MultinomialNB(),
-    BernoulliNB(),
-    BayesianGaussianNB(),
-    BayesianMultinomialNB(),
-    BayesianBernoulliNB(),
-    MixedNB(),
-    ComplementNB(),
-    # with missing="ignore" the checks also feed NaN (the allow_nan tag)
-    GaussianNB(missing="ignore"),
-    MultinomialNB(missing="ignore"),
-    BernoulliNB(missing="ignore"),
+    model for _, model in test_instances("single_label") if not isinstance(model, CategoricalNB)
 ]
 # CategoricalNB is left out of scikit-learn's API checks: they feed it real-valued blobs,
 # and it takes integer category codes only (it refuses other values with a clear error;

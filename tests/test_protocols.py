@@ -11,23 +11,19 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, KFold
 
 from mlnb import (
     IMLNB,
-    OOCC,
     BinaryRelevance,
     ClassifierChain,
-    DynamicChain,
     DynamicChainEnsemble,
-    EnsembleClassifierChains,
-    GeneticChainEnsemble,
-    KNNChain,
-    LabelPowerset,
     NaiBX,
-    RAkEL,
 )
+from mlnb.base import is_additive
 from mlnb.datasets import make_multilabel
+from mlnb.estimators import test_instances
 from mlnb.events import (
     BayesianBernoulli,
     BayesianCategorical,
@@ -45,7 +41,7 @@ from mlnb.events import (
 )
 from mlnb.io import load, save
 from mlnb.stats import GroupStats
-from mlnb.tuning import FoldSubtractionSearchCV
+from mlnb.selection import FoldSubtractionSearchCV
 
 
 # ---- an event model that mlnb does not know ---------------------------------------------
@@ -222,15 +218,11 @@ ADDITIVE = [
     (IMLNB(), {"prior_alpha": [0.0, 1.0]}),
     (NaiBX(), {"prior_alpha": [0.5, 1.0], "events": ["gaussian", "bayesian_gaussian"]}),
 ]
+# every other multi-label estimator, as its _unit_test_params say
 OTHERS = [
-    EnsembleClassifierChains(n_chains=2, random_state=0),
-    DynamicChain(random_state=0),
-    DynamicChainEnsemble(n_chains=2, random_state=0),
-    KNNChain(),
-    OOCC(n_orders=2, random_state=0),
-    GeneticChainEnsemble(n_chains=2, random_state=0),
-    LabelPowerset(),
-    RAkEL(random_state=0),
+    pytest.param(estimator, id=name)
+    for name, estimator in test_instances("multi_label")
+    if not is_additive(estimator)
 ]
 
 
@@ -248,7 +240,7 @@ def test_fold_subtraction_equals_grid_search(estimator, grid):
     )
 
 
-@pytest.mark.parametrize("estimator", OTHERS, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("estimator", OTHERS)
 def test_fold_subtraction_refuses_other_estimators(estimator):
     X, Y = make_multilabel(60, 5, 3, random_state=0)
     with pytest.raises(TypeError, match="not a function of additive statistics"):
@@ -276,28 +268,21 @@ def test_a_user_subclass_of_an_estimator_survives_a_model_file(tmp_path):
 
 
 # ---- every event model in every multi-label estimator ------------------------------------
-ESTIMATORS = {
-    "BR": lambda e: BinaryRelevance(events=e),
-    "CC": lambda e: ClassifierChain(events=e),
-    "ECC": lambda e: EnsembleClassifierChains(events=e, n_chains=3, random_state=0),
-    "IMLNB": lambda e: IMLNB(events=e),
-    "NaiBX": lambda e: NaiBX(events=e),
-    "DynamicChain": lambda e: DynamicChain(events=e, beta=2.0, random_state=0),
-    "DCE": lambda e: DynamicChainEnsemble(events=e, n_chains=2, beta=2.0, random_state=0),
-    "LP": lambda e: LabelPowerset(events=e),
-    "RAkEL": lambda e: RAkEL(events=e, random_state=0),
-    "OOCC": lambda e: OOCC(events=e, n_orders=2, random_state=0),
-    "GA": lambda e: GeneticChainEnsemble(events=e, n_chains=2, n_generations=2, random_state=0),
-}
+# every multi-label estimator that takes an event model, as its _unit_test_params say
+ESTIMATORS = [
+    pytest.param(estimator, id=name)
+    for name, estimator in test_instances("multi_label")
+    if "events" in estimator.get_params()
+]
 
 
 @pytest.mark.filterwarnings("error")
-@pytest.mark.parametrize("make", ESTIMATORS.values(), ids=ESTIMATORS.keys())
+@pytest.mark.parametrize("estimator", ESTIMATORS)
 @pytest.mark.parametrize("events", MODELS, ids=lambda m: type(m).__name__)
-def test_every_event_model_serves_every_multilabel_estimator(events, make):
+def test_every_event_model_serves_every_multilabel_estimator(events, estimator):
     X, Y = positive_data(5, n=80)
     X = np.round(X * 3)  # non-negative counts: in every model's domain
-    predicted = make(events).fit(X, Y).predict(X)
+    predicted = clone(estimator).set_params(events=events).fit(X, Y).predict(X)
     assert predicted.shape == Y.shape and set(np.unique(predicted)) <= {0, 1}
 
 

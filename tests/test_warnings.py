@@ -8,41 +8,22 @@ models: a log of zero meant as -inf must be computed deliberately (``np.errstate
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 
 import mlnb
+from mlnb.estimators import all_estimators, test_instances
 
 pytestmark = pytest.mark.filterwarnings("error")
 
 ROWS = {"emotions": 120, "medical": 150, "enron": 200}
-NB_CLASSES = [
-    mlnb.GaussianNB,
-    mlnb.BayesianGaussianNB,
-    mlnb.MultinomialNB,
-    mlnb.BayesianMultinomialNB,
-    mlnb.BernoulliNB,
-    mlnb.BayesianBernoulliNB,
-    mlnb.ComplementNB,
-    mlnb.CategoricalNB,
-]
-MULTI_LABEL = {
-    "BR": lambda ev: mlnb.BinaryRelevance(events=ev),
-    "CC": lambda ev: mlnb.ClassifierChain(events=ev, random_state=0),
-    "CC-marginal": lambda ev: mlnb.ClassifierChain(events=ev, inference="marginal"),
-    "ECC": lambda ev: mlnb.EnsembleClassifierChains(events=ev, n_chains=3, random_state=0),
-    "NaiBX": lambda ev: mlnb.NaiBX(events=ev),
-    "IMLNB": lambda ev: mlnb.IMLNB(events=ev),
-    "DC": lambda ev: mlnb.DynamicChain(events=ev, random_state=0),
-    "DCE": lambda ev: mlnb.DynamicChainEnsemble(events=ev, n_chains=2, random_state=0),
-    "OOCC": lambda ev: mlnb.OOCC(events=ev, n_orders=3, random_state=0),
-    "GA": lambda ev: mlnb.GeneticChainEnsemble(
-        events=ev, n_chains=2, n_generations=1, random_state=0
-    ),
-    "LP": lambda ev: mlnb.LabelPowerset(events=ev),
-    "RAkEL": lambda ev: mlnb.RAkEL(events=ev, n_subsets=3, random_state=0),
-}
+NB_CLASSES = all_estimators("single_label")
+# every multi-label estimator as its _unit_test_params say: those of an event model with
+# each of several, the others (nearest neighbours) as they are
+INSTANCES = test_instances("multi_label")
+MULTI_LABEL = {name: model for name, model in INSTANCES if "events" in model.get_params()}
 KNN = {
-    "DCE-knn": lambda: mlnb.DynamicChainEnsemble(base="knn", n_chains=2, random_state=0),
-    "KNNChain": lambda: mlnb.KNNChain(random_state=0),
+    "DCE-knn": mlnb.DynamicChainEnsemble(base="knn", n_chains=2, random_state=0),
+    **{name: model for name, model in INSTANCES if name not in MULTI_LABEL},
 }
 
 
@@ -80,14 +61,14 @@ def test_naive_bayes_classifiers_warn_nothing(data, cls, name):
 @pytest.mark.parametrize("name", ["emotions", "medical"])
 def test_multi_label_estimators_warn_nothing(data, name, method, events):
     X, Y = data(name, events)
-    _exercise(MULTI_LABEL[method](events), X, Y)
+    _exercise(clone(MULTI_LABEL[method]).set_params(events=events), X, Y)
 
 
 @pytest.mark.parametrize("method", KNN)
 @pytest.mark.parametrize("name", ["emotions", "medical"])
 def test_nearest_neighbour_chains_warn_nothing(data, name, method):
     X, Y = data(name)
-    _exercise(KNN[method](), X, Y)
+    _exercise(clone(KNN[method]), X, Y)
 
 
 @pytest.mark.parametrize("events", ["multinomial", "gaussian"])

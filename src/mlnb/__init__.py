@@ -44,6 +44,7 @@ _SUBMODULES = (
     "datasets",
     "decision_rules",
     "distributed",
+    "estimators",
     "evaluation",
     "events",
     "forgetting",

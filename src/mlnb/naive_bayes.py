@@ -123,6 +123,18 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
     _positive_only = False
     _discrete = False
 
+    @classmethod
+    def _unit_test_params(cls):
+        """Keyword arguments of the instances the shared tests check (:mod:`mlnb.estimators`).
+
+        Returns
+        -------
+        list of dict
+            One dict per instance: small and fast; ``[{}]``, the defaults, unless a
+            subclass says otherwise.
+        """
+        return [{}]
+
     # ---- what subclasses define -------------------------------------------------------
     def event_model(self, X=None):
         """The event model of this classifier's hyper-parameters (a new object).
@@ -462,6 +474,11 @@ class GaussianNB(_BaseNB):
     array([0])
     """
 
+    @classmethod
+    def _unit_test_params(cls):
+        """With ``missing="ignore"`` the checks also feed NaN (the allow_nan tag)."""
+        return [{}, {"missing": "ignore"}]
+
     def __init__(self, *, priors=None, var_smoothing=1e-9, prior_alpha=0.0, missing="error"):
         self.priors = priors
         self.var_smoothing = var_smoothing
@@ -578,6 +595,11 @@ class MultinomialNB(_AlphaSmoothed, _BaseNB):
 
     _positive_only = True
     _discrete = True
+
+    @classmethod
+    def _unit_test_params(cls):
+        """With ``missing="ignore"`` the checks also feed NaN (the allow_nan tag)."""
+        return [{}, {"missing": "ignore"}]
 
     def __init__(
         self,
@@ -793,6 +815,11 @@ class BernoulliNB(_AlphaSmoothed, _BaseNB):
     """
 
     _discrete = True
+
+    @classmethod
+    def _unit_test_params(cls):
+        """With ``missing="ignore"`` the checks also feed NaN (the allow_nan tag)."""
+        return [{}, {"missing": "ignore"}]
 
     def __init__(
         self,

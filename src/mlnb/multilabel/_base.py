@@ -96,6 +96,18 @@ class MultiLabelEstimator(MultiLabelClassifierMixin, BaseEstimator):
     #: ``_validate_params``): every subclass declares all of its own.
     _parameter_constraints: ClassVar[dict] = {}
 
+    @classmethod
+    def _unit_test_params(cls):
+        """Keyword arguments of the instances the shared tests check (:mod:`mlnb.estimators`).
+
+        Returns
+        -------
+        list of dict
+            One dict per instance: small and fast; ``[{}]``, the defaults, unless a
+            subclass says otherwise.
+        """
+        return [{}]
+
     def event_model(self, X=None):
         """The event model that ``events`` names (a new object; no fitting needed).
 
@@ -246,7 +258,7 @@ class AdditiveLabelNB(MultiLabelNB):
 
     Such a model follows from the statistics of its training rows alone, and statistics
     add and subtract exactly, so a model of any union or difference of batches needs no
-    pass over the data: what fold-subtraction tuning (:mod:`mlnb.tuning`) relies on.
+    pass over the data: what fold-subtraction tuning (:mod:`mlnb.selection`) relies on.
     """
 
     def statistics_key(self):

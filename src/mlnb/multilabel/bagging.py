@@ -71,6 +71,10 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
     (200, 5)
     """
 
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"n_estimators": 3, "random_state": 0}]
+
     def __init__(
         self,
         *,

@@ -94,6 +94,10 @@ class ClassifierChain(AdditiveLabelNB):
         "n_draws": [COUNT],
     }
 
+    @classmethod
+    def _unit_test_params(cls):
+        return [{}, {"inference": "marginal"}]
+
     def __init__(
         self,
         *,

@@ -76,6 +76,10 @@ class DynamicChain(MultiLabelNB):
         "scale": ["boolean"],
     }
 
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"beta": 2.0, "random_state": 0}]
+
     def __init__(
         self,
         *,

@@ -156,6 +156,10 @@ class DynamicChainEnsemble(MultiLabelNB):
 
     _uses_label_pairs = True
 
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"n_chains": 3, "beta": 2.0, "random_state": 0}]
+
     def __init__(
         self,
         *,

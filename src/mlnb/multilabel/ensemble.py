@@ -77,6 +77,10 @@ class EnsembleClassifierChains(MultiLabelNB):
 
     _uses_label_pairs = True
 
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"n_chains": 3, "random_state": 0}]
+
     def __init__(
         self,
         *,

@@ -64,6 +64,10 @@ class KNNChain(MultiLabelEstimator):
         "random_state": ["random_state"],
     }
 
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"n_neighbors": 3}]
+
     def __init__(
         self,
         *,

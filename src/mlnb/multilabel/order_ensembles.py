@@ -210,6 +210,10 @@ class OOCC(_ValidatedOrders):
         "n_neighbors": [COUNT],
     }
 
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"n_orders": 3, "random_state": 0}]
+
     def __init__(
         self,
         *,
@@ -351,6 +355,10 @@ class GeneticChainEnsemble(_ValidatedOrders):
         "n_generations": [Integers(0, None, closed="left")],
         "mutation_rate": [Interval(Real, 0, 1, closed="both")],
     }
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"n_chains": 2, "n_generations": 2, "random_state": 0}]
 
     def __init__(
         self,

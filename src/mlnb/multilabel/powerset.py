@@ -299,6 +299,10 @@ class RAkEL(_PowersetEnsemble):
         "threshold": [Interval(Real, None, None, closed="neither")],
     }
 
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"random_state": 0}]
+
     def __init__(
         self,
         *,

@@ -168,6 +168,19 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         "param_grid": [dict, list, StrOptions({"auto"}), None],
     }
 
+    @classmethod
+    def _unit_test_params(cls):
+        """Keyword arguments of the instances the shared tests check (:mod:`mlnb.estimators`).
+
+        Returns
+        -------
+        list of dict
+            One dict per instance: around a default binary relevance.
+        """
+        from ..multilabel import BinaryRelevance
+
+        return [{"estimator": BinaryRelevance()}]
+
     def __init__(
         self,
         estimator,
