@@ -7,7 +7,7 @@ On each multi-label data set with a provided train/test split, binary relevance 
   ``mlnb`` command's rule (multinomial for sparse non-negative X, else Gaussian): the
   decision rule chosen on out-of-fold scores from fold subtraction;
 - "auto": the same with ``param_grid="auto"``: every event model and smoothing of
-  :func:`mlnb.thresholds.event_grid` chosen together with the rule;
+  :func:`mlnb.selection.event_grid` chosen together with the rule;
 - "auto, 0.5 rule": the same grid with the rule fixed (``strategy=Threshold(0.0)``): the
   search GridSearchCV does, by fold subtraction;
 - "GridSearchCV": scikit-learn's ``GridSearchCV(BR, {"events": the same grid},
@@ -38,7 +38,7 @@ from mlnb.datasets import TrainTest, list_datasets, load_dataset
 from mlnb.decision_rules import Threshold
 from mlnb.evaluation import best_time
 from mlnb.metrics import f1_score
-from mlnb.thresholds import event_grid
+from mlnb.selection import event_grid
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
 DEFAULT_SETS = ["emotions", "yeast", "scene", "medical", "enron", "bibtex", "delicious"]

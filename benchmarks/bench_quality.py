@@ -24,7 +24,7 @@ The methods:
   strategy="auto", scoring="f1_micro", cv=5, random_state=0)`` ("tuned", with the rule it
   chose), with ``param_grid="auto"`` for the methods tuned by fold subtraction (BR, CC,
   NaiBX, iMLNB: the event model and smoothing are chosen with the rule, as ``mlnb evaluate
-  --threshold tuned`` does). Scores: :func:`mlnb.thresholds.label_scores`.
+  --threshold tuned`` does). Scores: :func:`mlnb.selection.label_scores`.
 - scikit-learn: ``OneVsRestClassifier(NB())`` and ``multioutput.ClassifierChain(NB(),
   order=None)`` with ``MultinomialNB`` on the bag-of-words sets and ``GaussianNB`` on the
   dense ones (scores: the log-odds of ``predict_proba``, saturated 0/1 probabilities at
@@ -93,9 +93,10 @@ from sklearn.svm import LinearSVC
 
 import mlnb
 from _machine import cpu_name
+from mlnb.base import is_additive
 from mlnb.datasets import TrainTest, list_datasets, load_dataset
 from mlnb.metrics import f1_score, label_ranking_loss
-from mlnb.thresholds import is_additive, label_scores
+from mlnb.selection import label_scores
 
 try:
     import skmultilearn  # noqa: F401

@@ -20,8 +20,8 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 import mlnb
 from mlnb.datasets import load_text_corpus
 from mlnb.evaluation import best_time
+from mlnb.selection import FoldSubtractionSearchCV
 from mlnb.text import LogTfidfTransformer, word_counter
-from mlnb.tuning import FoldSubtractionSearchCV
 
 
 def grids(n_values):

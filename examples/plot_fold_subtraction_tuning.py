@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.model_selection import GridSearchCV
 
 from mlnb import MultinomialNB
-from mlnb.tuning import FoldSubtractionSearchCV
+from mlnb.selection import FoldSubtractionSearchCV
 
 rng = np.random.default_rng(0)
 background = rng.dirichlet(np.full(3000, 0.1))

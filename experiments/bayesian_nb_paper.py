@@ -8,7 +8,7 @@ archive) and WebKB (the stemmed split as provided), and beyond the paper for R8 
   and Bayesian Gaussian (on the paper's TF-IDF) Naive Bayes, with the paper's settings:
   classical alpha = 1 (Laplace class prior), Bayesian alpha_c = 2, mu = sample mean,
   lambda = 1; beta tuned on the paper's log2 grids by stratified 10-fold cross-validation on
-  macro F1, by fold subtraction (:class:`mlnb.tuning.FoldSubtractionSearchCV`);
+  macro F1, by fold subtraction (:class:`mlnb.selection.FoldSubtractionSearchCV`);
 - test-set precision, recall and F1 per category and macro-averaged (Tables 1-2), and the
   two-tailed paired t-test between classical and Bayesian models over categories (Table 3);
 - fit and predict times of every model;
@@ -36,8 +36,8 @@ from sklearn.model_selection import StratifiedKFold
 import mlnb
 from mlnb.datasets import load_text_corpus
 from mlnb.metrics import single_label_f1, single_label_precision, single_label_recall
+from mlnb.selection import FoldSubtractionSearchCV
 from mlnb.text import LogTfidfTransformer, word_counter
-from mlnb.tuning import FoldSubtractionSearchCV
 
 # The paper's grids (section 5): log2(beta) in -15..0 (classical), -15..1 (Bayesian
 # multinomial), -20..-4 (Bayesian Gaussian, beta = a = b).

@@ -19,7 +19,7 @@ from mlnb.events import (
 )
 from mlnb.io import load, save
 from mlnb.stats import GroupStats, one_hot
-from mlnb.tuning import FoldSubtractionSearchCV
+from mlnb.selection import FoldSubtractionSearchCV
 
 N_VALUES = [2, 3, 5, 7]
 

@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 import mlnb.metrics as M
-from mlnb.thresholds import scoring_function
+from mlnb.selection import scoring_function
 
 TUNER_NAMES = [
     f"{kind}_{average}"

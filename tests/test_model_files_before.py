@@ -27,3 +27,29 @@ def test_files_saved_before_the_move_load_and_predict_as_then():
     np.testing.assert_array_equal(chain.predict_proba(X), then["cc"])
     classifier = load(DATA / "mnb_before_selection.mlnb")
     np.testing.assert_array_equal(classifier.predict_proba(X), then["mnb"])
+
+
+def test_the_former_import_paths_still_work_for_one_release():
+    import mlnb.selection as selection
+    from mlnb.base import is_additive
+    from mlnb.thresholds import (
+        LABEL_GRID,
+        OWN_RULE,
+        WEAK_LABELS,
+        event_grid,
+        label_scores,
+        scoring_function,
+    )
+    from mlnb.thresholds import TunedThresholdsCV as Tuned
+    from mlnb.thresholds import is_additive as former_is_additive
+    from mlnb.tuning import FoldSubtractionSearchCV
+
+    assert Tuned is TunedThresholdsCV and former_is_additive is is_additive
+    assert FoldSubtractionSearchCV is selection.FoldSubtractionSearchCV
+    assert (LABEL_GRID, OWN_RULE, WEAK_LABELS) == (
+        selection.LABEL_GRID,
+        selection.OWN_RULE,
+        selection.WEAK_LABELS,
+    )
+    assert event_grid is selection.event_grid and label_scores is selection.label_scores
+    assert scoring_function is selection.scoring_function

@@ -499,7 +499,7 @@ def test_categorical_nb_equals_scikit_learn(sparse):
 def test_fold_subtraction_tunes_the_new_classifiers(model, grid, categorical):
     from sklearn.model_selection import GridSearchCV
 
-    from mlnb.tuning import FoldSubtractionSearchCV
+    from mlnb.selection import FoldSubtractionSearchCV
 
     rng = np.random.default_rng(5)
     y = rng.integers(0, 3, 180)

@@ -18,7 +18,7 @@ from mlnb.decision_rules import (
     make_rule,
 )
 from mlnb.events import Bernoulli, Multinomial
-from mlnb.thresholds import OWN_RULE, event_grid, label_scores, scoring_function
+from mlnb.selection import OWN_RULE, event_grid, label_scores, scoring_function
 
 SCORES = np.array(
     [
@@ -354,7 +354,7 @@ def test_micro_f1_cut_from_the_top_scores_equals_the_full_search(density, signal
 
 
 def test_auto_grid_of_a_chain_chooses_events_nearly_as_br_then_its_label_smoothing():
-    from mlnb.thresholds import LABEL_GRID, WEAK_LABELS
+    from mlnb.selection import LABEL_GRID, WEAK_LABELS
 
     X, Y = data(n=200)
     tuned = TunedThresholdsCV(ClassifierChain(), param_grid="auto").fit(X, Y)

@@ -18,7 +18,7 @@ from mlnb import (
     MultinomialNB,
 )
 from mlnb.datasets import make_multilabel
-from mlnb.tuning import FoldSubtractionSearchCV
+from mlnb.selection import FoldSubtractionSearchCV
 
 BETAS = [2.0**k for k in range(-10, 1, 2)]
 CASES = [

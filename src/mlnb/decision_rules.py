@@ -4,7 +4,7 @@ A multi-label model's 0.5 rule (log-odds > 0) over-predicts where labels are rar
 Bayes log-odds grow with the number of features). The rules of the thresholding literature
 (Yang 2001, "A study of thresholding strategies for text categorization", SIGIR; Largeron
 et al. 2012 for MCut; MEKA's PCut family) learn a cut from scores and labels, e.g. the
-out-of-fold scores of :class:`mlnb.tuning.TunedThresholdsCV`:
+out-of-fold scores of :class:`mlnb.selection.TunedThresholdsCV`:
 
 - :class:`Threshold`: one threshold for every label, given, or the one that maximises micro
   F1 on the scores it is fitted to;

@@ -15,7 +15,7 @@ from sklearn.naive_bayes import GaussianNB
 from mlnb import BinaryRelevance, TunedThresholdsCV
 from mlnb import metrics as M
 from mlnb.evaluation import DegeneratePredictionWarning, cross_validate
-from mlnb.thresholds import label_scores
+from mlnb.selection import label_scores
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ fold fits a fresh ``sklearn.base.clone`` of the estimator.
 
 Multi-label runs may also ask for the ranking criteria of label *scores* (task
 ``"multilabel_scores"``, e.g. ``metrics="ranking"``): each fold computes the scores once,
-with :func:`mlnb.thresholds.label_scores` (``decision_function``, else
+with :func:`mlnb.selection.label_scores` (``decision_function``, else
 ``predict_log_odds``, else the log-odds of ``predict_proba``), and ``predict_proba`` for
 the log loss.  A fold whose 0/1 predictions hold no label at all, or almost every label,
 while the truth does not, is reported by one :class:`DegeneratePredictionWarning` per run.
@@ -26,7 +26,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.parallel import Parallel, delayed
 
 from ..metrics import Metric, get_metrics, log_loss
-from ..thresholds import label_scores
+from ..selection import label_scores
 from ._optional import require
 from ._splits import split_indices
 from ._tables import format_table
@@ -193,7 +193,7 @@ def _probabilities(estimator, X, shape):
 
 
 def _scores(estimator, X, proba, shape):
-    """Label scores of :func:`mlnb.thresholds.label_scores` (``proba`` reused if given)."""
+    """Label scores of :func:`mlnb.selection.label_scores` (``proba`` reused if given)."""
     model = estimator
     if not any(_has(estimator, m) for m in _SCORE_METHODS[:2]):  # label_scores: predict_proba
         model = _Probabilities(_probabilities(estimator, X, shape) if proba is None else proba)
@@ -338,7 +338,7 @@ def cross_validate(
         default ``"dynamic_chains"`` (the 11 losses) for multi-label ``Y`` and
         ``"single_label"`` for a 1-D ``Y``.  Multi-label ``Y`` may mix 0/1 prediction
         metrics with ranking ones (``"ranking"``, task ``"multilabel_scores"``), which
-        score :func:`mlnb.thresholds.label_scores` (``log_loss``: ``predict_proba``; it
+        score :func:`mlnb.selection.label_scores` (``log_loss``: ``predict_proba``; it
         is skipped, with a warning, for an estimator without ``predict_proba``).
     random_state : int, RandomState or None, default=None
         Seed of the splits: the same seed gives the same folds (and, for a deterministic

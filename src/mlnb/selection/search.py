@@ -78,7 +78,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
     --------
     >>> import numpy as np
     >>> from mlnb import MultinomialNB
-    >>> from mlnb.tuning import FoldSubtractionSearchCV
+    >>> from mlnb.selection import FoldSubtractionSearchCV
     >>> rng = np.random.default_rng(0)
     >>> X = rng.poisson(1.0, size=(60, 8)); y = np.repeat([0, 1, 2], 20)
     >>> X[y == 1, :2] += 3
