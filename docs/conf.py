@@ -54,6 +54,7 @@ PUBLIC_MODULES = [
     "mlnb.multilabel",
     "mlnb.base",
     "mlnb.selection",
+    "mlnb.estimators",
     "mlnb.thresholds",
     "mlnb.tuning",
     "mlnb.decision_rules",

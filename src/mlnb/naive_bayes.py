@@ -29,6 +29,7 @@ from sklearn.utils.validation import (
 )
 
 from ._registered import Registered
+from .base.instances import UnitTestParams
 from .base.state import atomic, check_mergeable
 from .base.validation import MISSING_OPTIONS, Integers, validate_rows
 from .events import (
@@ -95,7 +96,7 @@ _NON_NEGATIVE = Interval(Real, 0, None, closed="left")
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 
 
-class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
+class _BaseNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
     """Validation, incremental fitting, merging and prediction for every NB classifier."""
 
     #: Declarative checks of every classifier's parameters (scikit-learn's).
@@ -122,18 +123,6 @@ class _BaseNB(Registered, ClassifierMixin, BaseEstimator):
 
     _positive_only = False
     _discrete = False
-
-    @classmethod
-    def _unit_test_params(cls):
-        """Keyword arguments of the instances the shared tests check (:mod:`mlnb.estimators`).
-
-        Returns
-        -------
-        list of dict
-            One dict per instance: small and fast; ``[{}]``, the defaults, unless a
-            subclass says otherwise.
-        """
-        return [{}]
 
     # ---- what subclasses define -------------------------------------------------------
     def event_model(self, X=None):

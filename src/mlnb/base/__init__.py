@@ -5,7 +5,8 @@
 - :mod:`mlnb.base.additive`: the statistics protocol, :func:`is_additive` and the
   fold-subtraction engine :class:`FoldStatistics`;
 - :mod:`mlnb.base.state`: all-or-nothing updates, merge checks, online checks, state
-  transfer.
+  transfer;
+- :mod:`mlnb.base.instances`: the test instances every estimator declares.
 
 This floor stands on :mod:`mlnb.stats` and :mod:`mlnb.events`; the estimators
 (:mod:`mlnb.naive_bayes`, :mod:`mlnb.multilabel`), model selection and everything above
@@ -15,10 +16,13 @@ them build on it.
 from .additive import (
     FoldStatistics,
     check_additive,
+    check_partition,
     is_additive,
+    is_partition,
     is_single_label,
     takes_classes,
 )
+from .instances import UnitTestParams
 from .state import adopt_state, atomic, check_mergeable, check_online, same_params
 from .validation import (
     COUNT,
@@ -37,13 +41,16 @@ __all__ = [
     "SHARE",
     "FoldStatistics",
     "Integers",
+    "UnitTestParams",
     "adopt_state",
     "atomic",
     "check_additive",
+    "check_partition",
     "check_label_matrix",
     "check_mergeable",
     "check_online",
     "is_additive",
+    "is_partition",
     "is_single_label",
     "same_params",
     "takes_classes",

@@ -30,7 +30,15 @@ from sklearn.utils.validation import _check_sample_weight
 
 from .validation import check_label_matrix
 
-__all__ = ["FoldStatistics", "check_additive", "is_additive", "is_single_label", "takes_classes"]
+__all__ = [
+    "FoldStatistics",
+    "check_additive",
+    "check_partition",
+    "is_additive",
+    "is_partition",
+    "is_single_label",
+    "takes_classes",
+]
 
 
 def is_additive(estimator) -> bool:
@@ -59,6 +67,20 @@ def check_additive(estimator, purpose="fold subtraction", hint=""):
             "or an additive multi-label Naive Bayes (BinaryRelevance, ClassifierChain, IMLNB, "
             f"NaiBX){hint}"
         )
+
+
+def is_partition(folds, n_samples) -> bool:
+    """Whether the index arrays ``folds`` hold each of ``n_samples`` rows exactly once."""
+    covered = np.zeros(n_samples, dtype=int)
+    for test in folds:
+        covered[test] += 1
+    return bool(np.all(covered == 1))
+
+
+def check_partition(folds, n_samples):
+    """Raise a ValueError unless ``folds`` partition the rows (see :func:`is_partition`)."""
+    if not is_partition(folds, n_samples):
+        raise ValueError("the folds' test parts must partition the rows")
 
 
 def is_single_label(estimator) -> bool:
@@ -118,12 +140,7 @@ class FoldStatistics:
 
     def __init__(self, estimator, X, y, folds, *, sample_weight=None):
         check_additive(estimator)
-        n_samples = X.shape[0]
-        covered = np.zeros(n_samples, dtype=int)
-        for test in folds:
-            covered[test] += 1
-        if not np.all(covered == 1):
-            raise ValueError("the folds' test parts must partition the rows")
+        check_partition(folds, X.shape[0])
         self.estimator = estimator
         self.folds = [np.asarray(test) for test in folds]
         self.n_features = X.shape[1]

@@ -26,6 +26,7 @@ from sklearn.utils.validation import (
 )
 
 from .._registered import Registered
+from ..base.instances import UnitTestParams
 from ..base.state import atomic, check_mergeable
 from ..base.validation import COUNT, LOG_ODDS_BOUND, MISSING_OPTIONS, SHARE, validate_rows
 from ..events import EventModel, bind_missing
@@ -89,24 +90,12 @@ PREPROCESSING_CONSTRAINTS = {
 }
 
 
-class MultiLabelEstimator(MultiLabelClassifierMixin, BaseEstimator):
+class MultiLabelEstimator(UnitTestParams, MultiLabelClassifierMixin, BaseEstimator):
     """Base of every multi-label estimator: tags, validation, the event model."""
 
     #: Declarative checks of the parameters (scikit-learn's; ``fit`` calls
     #: ``_validate_params``): every subclass declares all of its own.
     _parameter_constraints: ClassVar[dict] = {}
-
-    @classmethod
-    def _unit_test_params(cls):
-        """Keyword arguments of the instances the shared tests check (:mod:`mlnb.estimators`).
-
-        Returns
-        -------
-        list of dict
-            One dict per instance: small and fast; ``[{}]``, the defaults, unless a
-            subclass says otherwise.
-        """
-        return [{}]
 
     def event_model(self, X=None):
         """The event model that ``events`` names (a new object; no fitting needed).

@@ -27,7 +27,13 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted
 
-from ..base import FoldStatistics, check_additive, check_label_matrix, is_single_label
+from ..base.additive import (
+    FoldStatistics,
+    check_additive,
+    is_partition,
+    is_single_label,
+)
+from ..base.validation import check_label_matrix
 
 __all__ = ["FoldSubtractionSearchCV"]
 
@@ -110,10 +116,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
         cv = check_cv(self.cv, y, classifier=is_classifier(self.estimator))
         splits = list(cv.split(X, y))
         test_sets = [test for _, test in splits]
-        covered = np.zeros(X.shape[0], dtype=int)
-        for test in test_sets:
-            covered[test] += 1
-        partition = bool(np.all(covered == 1))
+        partition = is_partition(test_sets, X.shape[0])
         scorer = check_scoring(self.estimator, scoring=self.scoring)
         # single-label models may score with the classes' integer codes (see above)
         codes = single_label and (

@@ -32,7 +32,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._registered import Registered
 from ..base import LOG_ODDS_BOUND as _SATURATED
-from ..base import FoldStatistics, Integers, check_label_matrix, is_additive
+from ..base.additive import FoldStatistics, check_partition, is_additive
+from ..base.validation import Integers, check_label_matrix
 from ..decision_rules import RULES, Threshold, make_rule
 from ..metrics import set_scorer
 from .grids import LABEL_GRID, WEAK_LABELS, auto_stages, event_grid
@@ -90,14 +91,6 @@ def scoring_function(scoring):
 
 def _n_columns(X):
     return X.shape[1] if hasattr(X, "shape") else np.asarray(X).shape[1]
-
-
-def _check_partition(folds, n_samples):
-    covered = np.zeros(n_samples, dtype=int)
-    for test in folds:
-        covered[test] += 1
-    if not np.all(covered == 1):
-        raise ValueError("the folds' test parts must partition the rows")
 
 
 class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
@@ -261,7 +254,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
                 total = engine.total
                 models = engine.models(template)
             else:
-                _check_partition(folds, n_samples)
+                check_partition(folds, n_samples)
                 models = (
                     clone(template).fit(X[train], Y[train].toarray())
                     for train in (np.setdiff1d(np.arange(n_samples), test) for test in folds)
