@@ -18,13 +18,15 @@ BY_KIND = [
 ]
 
 
-def test_the_estimators_found_are_mlnb_s_exports():
-    """A strategy exported by its subpackage but not by mlnb (or the reverse) fails here."""
+def test_mlnb_s_exports_are_estimators_found_in_the_subpackages():
+    """Every top-level name is found (and the same class); a strategy its subpackage exports
+    may stay out of the top level (then it needs no command-line name either)."""
     found = {cls.__name__: cls for cls in all_estimators()}
     exported = {name for name in mlnb.__all__ if name != "__version__"}
-    assert set(found) == exported == set(mlnb._HOME)
-    for name, cls in found.items():
-        assert getattr(mlnb, name) is cls
+    assert exported == set(mlnb._HOME)
+    assert exported <= set(found)
+    for name in exported:
+        assert getattr(mlnb, name) is found[name]
 
 
 def test_the_kinds_partition_the_estimators():
