@@ -28,7 +28,7 @@ from sklearn.utils.validation import (
 from .._registered import Registered
 from ..base.instances import UnitTestParams
 from ..base.state import atomic, check_mergeable
-from ..base.validation import COUNT, LOG_ODDS_BOUND, MISSING_OPTIONS, SHARE, validate_rows
+from ..base.validation import COUNT, MISSING_OPTIONS, SHARE, validate_rows
 from ..events import EventModel, bind_missing
 from ..events.auto import Auto, estimator_events
 from ..stats import NamedStats
@@ -43,7 +43,6 @@ from ._label_model import (
 from ._labels import binary_classes, check_label_matrix
 
 __all__ = [
-    "LOG_ODDS_BOUND",
     "AdditiveLabelNB",
     "MultiLabelClassifierMixin",
     "MultiLabelEstimator",

@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from ..base.validation import LOG_ODDS_BOUND
 from ..events.auto import is_rule
 from ..missing import has_missing
 from ..stats import GroupStats
-from ._base import LOG_ODDS_BOUND
 from ._inference import dynamic_greedy_search, greedy_search
 from ._knn_members import choose_neighbours, knn_chain_labels, share_log_odds, tiled_orders
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds

@@ -20,7 +20,8 @@ from scipy.special import expit
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import COUNT, NB_CONSTRAINTS, AdditiveLabelNB
+from ..base.validation import COUNT
+from ._base import NB_CONSTRAINTS, AdditiveLabelNB
 from ._generic import chain_predict, check_nb_path, fit_chain
 from ._inference import (
     chain_layout,

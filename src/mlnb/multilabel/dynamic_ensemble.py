@@ -39,7 +39,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ._base import COUNT, NB_CONSTRAINTS, PREPROCESSING_CONSTRAINTS, VOTING, MultiLabelNB
+from ..base.validation import COUNT
+from ._base import NB_CONSTRAINTS, PREPROCESSING_CONSTRAINTS, VOTING, MultiLabelNB
 from ._feature_selection import cfs_masks
 from ._labels import binary_classes, check_label_matrix, resolve_order
 from ._members import members_of

@@ -24,8 +24,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..base.state import atomic, check_mergeable
+from ..base.validation import COUNT, LOG_ODDS_BOUND
 from ..stats import GroupStats
-from ._base import COUNT, LOG_ODDS_BOUND, NB_CONSTRAINTS, MultiLabelNB, count_new_labels
+from ._base import NB_CONSTRAINTS, MultiLabelNB, count_new_labels
 from ._generic import check_nb_path
 from ._inference import chain_search, stacked_layout, stacked_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds

@@ -22,7 +22,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import COUNT, SHARE, MultiLabelEstimator
+from ..base.validation import COUNT, SHARE
+from ._base import MultiLabelEstimator
 from ._knn_members import (
     CHAIN_BLOCK,
     choose_neighbours,

@@ -37,11 +37,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..base.validation import Integers, validate_rows
+from ..base.validation import COUNT, LOG_ODDS_BOUND, Integers, validate_rows
 from ..metrics import f1_score
 from ._base import (
-    COUNT,
-    LOG_ODDS_BOUND,
     NB_CONSTRAINTS,
     PREPROCESSING_CONSTRAINTS,
     VOTING,

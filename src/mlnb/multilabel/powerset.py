@@ -20,11 +20,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..base.state import atomic, check_mergeable
+from ..base.validation import COUNT, LOG_ODDS_BOUND
 from ..events.categorical import check_pseudo_count, log_categorical, log_normalise
 from ..stats import GroupStats, one_hot
 from ._base import (
-    COUNT,
-    LOG_ODDS_BOUND,
     NB_CONSTRAINTS,
     MultiLabelEstimator,
     count_new_labels,
