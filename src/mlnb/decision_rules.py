@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ._registered import Registered
+from .base.validation import LOG_ODDS_BOUND
 
 __all__ = [
     "RULES",
@@ -314,7 +315,7 @@ class Cardinality(_Rule):
 
     def _features(self, scores):
         top = min(int(self.n_top), scores.shape[1])
-        return np.clip(_top_scores(scores, top)[0], -745.0, 745.0)
+        return np.clip(_top_scores(scores, top)[0], -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
 
     def fit(self, scores, Y):
         from .naive_bayes import GaussianNB

@@ -45,7 +45,17 @@ def is_additive(estimator) -> bool:
     """Whether ``estimator`` follows the statistics protocol: it builds statistics
     (``batch_statistics``) and a model from them (``from_statistics``), with no generic
     base estimator. Its cross-validation then costs one statistics pass per distinct
-    ``statistics_key`` and a prediction per candidate, not a refit per fold."""
+    ``statistics_key`` and a prediction per candidate, not a refit per fold.
+
+    Examples
+    --------
+    >>> from mlnb import BinaryRelevance, EnsembleClassifierChains, MultinomialNB
+    >>> from mlnb.base import is_additive
+    >>> is_additive(MultinomialNB()), is_additive(BinaryRelevance())
+    (True, True)
+    >>> is_additive(EnsembleClassifierChains())  # its chains see samples of the rows
+    False
+    """
     return (
         callable(getattr(estimator, "batch_statistics", None))
         and callable(getattr(estimator, "from_statistics", None))

@@ -35,6 +35,15 @@ def bind_missing(events, missing):
     Returns
     -------
     EventModel or IgnoreMissing
+
+    Examples
+    --------
+    >>> from mlnb.events import Multinomial, bind_missing
+    >>> type(bind_missing(Multinomial(), "ignore")).__name__
+    'IgnoreMissing'
+    >>> model = Multinomial()
+    >>> bind_missing(model, "error") is model
+    True
     """
     if missing != "ignore" or isinstance(events, IgnoreMissing):
         return events

@@ -89,6 +89,17 @@ def register_metric(name, function=None, *, greater_is_better, task, label=None,
     -------
     callable
         ``function`` (or the decorator).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb.metrics import METRICS, get_metrics, register_metric
+    >>> @register_metric("label_count_error", greater_is_better=False, task="multilabel")
+    ... def label_count_error(Y_true, Y_pred):
+    ...     return float(np.mean(np.abs(np.sum(Y_true, 1) - np.sum(Y_pred, 1))))
+    >>> get_metrics("label_count_error")["label_count_error"](np.eye(2), np.ones((2, 2)))
+    1.0
+    >>> _ = METRICS.pop("label_count_error")  # a doctest leaves the registry as it was
     """
     if function is None:
         return partial(
@@ -243,6 +254,16 @@ def set_scorer(scoring):
     Returns
     -------
     callable
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb.metrics import set_scorer
+    >>> Y, P = np.array([[1, 0], [1, 1]]), np.array([[1, 0], [0, 1]])
+    >>> set_scorer("f1_micro")(Y, P)
+    0.8
+    >>> set_scorer("hamming")(Y, P)  # a loss, negated: greater is better
+    -0.25
     """
     if callable(scoring):
         return scoring

@@ -81,6 +81,18 @@ def default_param_grid(estimator, *, events_given=False):
     """``param_grid`` for a tuned decision rule of ``estimator``: ``"auto"`` (choose the
     event model too) when the estimator has an ``events`` parameter that the user did not
     give and fold subtraction makes the choice cheap (:func:`~mlnb.base.is_additive`);
-    None otherwise (methods refitted per fold keep their event model)."""
+    None otherwise (methods refitted per fold keep their event model).
+
+    Examples
+    --------
+    >>> from mlnb import BinaryRelevance, EnsembleClassifierChains
+    >>> from mlnb.selection import default_param_grid
+    >>> default_param_grid(BinaryRelevance())
+    'auto'
+    >>> default_param_grid(BinaryRelevance(events="bernoulli"), events_given=True) is None
+    True
+    >>> default_param_grid(EnsembleClassifierChains()) is None  # refitted per fold
+    True
+    """
     choose_events = "events" in estimator.get_params() and not events_given
     return "auto" if choose_events and is_additive(estimator) else None
