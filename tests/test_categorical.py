@@ -18,8 +18,8 @@ from mlnb.events import (
     make_event_model,
 )
 from mlnb.io import load, save
-from mlnb.stats import GroupStats, one_hot
 from mlnb.selection import FoldSubtractionSearchCV
+from mlnb.stats import GroupStats, one_hot
 
 N_VALUES = [2, 3, 5, 7]
 

@@ -9,7 +9,6 @@ import pytest
 from sklearn.base import clone
 
 import mlnb
-from mlnb.base import is_single_label
 from mlnb.datasets import make_multilabel
 from mlnb.estimators import KINDS, all_estimators, test_instances
 
@@ -64,7 +63,7 @@ def test_every_estimator_declares_usable_test_instances(kind, cls):
         copy = clone(estimator)
         assert repr(copy.get_params()) == repr(estimator.get_params())
         inner = estimator.estimator if kind == "meta" else estimator
-        single_label = is_single_label(inner)
+        single_label = not inner.__sklearn_tags__().target_tags.multi_output
         if kind != "meta":
             assert single_label == (kind == "single_label")
         X, y = _tiny_data(single_label)

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 
 import mlnb
-from mlnb.base import FoldStatistics, is_additive, is_single_label
+import mlnb.selection
+from mlnb.base import FoldStatistics, is_additive
 from mlnb.estimators import all_estimators
 
 
@@ -41,6 +42,10 @@ def test_the_additive_estimators_are_found():
     names = {p.id for p in ADDITIVE}
     assert {"BinaryRelevance", "ClassifierChain", "IMLNB", "NaiBX", "MultinomialNB"} <= names
     assert "EnsembleClassifierChains" not in names  # refitted per fold: not additive
+
+
+def is_single_label(estimator):
+    return not estimator.__sklearn_tags__().target_tags.multi_output
 
 
 def _scores(model, X):
@@ -139,3 +144,39 @@ def test_single_label_statistics_carry_their_classes():
     )  # four groups, one of them another class
     with pytest.raises(ValueError, match="groups"):
         half.merge(other)
+
+
+def test_fitted_models_name_their_own_classes_in_their_statistics():
+    """A search scores with class codes, but the refitted model's statistics name the
+    classes: they merge with statistics of the same classes and rebuild the same model."""
+    X, _, y = _data(5, 40, False, False)
+    labels = np.array(["a", "b", "c", "d"])[y]
+    search = mlnb.selection.FoldSubtractionSearchCV(
+        mlnb.MultinomialNB(), {"alpha": [0.5, 1.0]}, cv=3
+    ).fit(X, labels)
+    best = search.best_estimator_
+    np.testing.assert_array_equal(best.stats_.groups, np.unique(labels))
+    again = mlnb.MultinomialNB(alpha=best.alpha).from_statistics(best.stats_)
+    np.testing.assert_array_equal(again.predict(X), best.predict(X))
+    other = mlnb.MultinomialNB(alpha=best.alpha)
+    other.from_statistics(other.batch_statistics(X[:10], labels[:10], classes=np.unique(labels)))
+    best.merge(other)  # the same classes: no mismatch of group names
+
+
+def test_a_multi_label_estimator_without_tags_is_told_by_its_targets():
+    """The engine groups by label for a 2-D Y whatever the estimator's tags say."""
+
+    class Untagged(mlnb.BinaryRelevance):
+        def __sklearn_tags__(self):
+            tags = super().__sklearn_tags__()
+            tags.target_tags.multi_output = False
+            tags.target_tags.single_output = True
+            return tags
+
+    X, Y, _ = _data(6, 30, False, False)
+    folds = _folds(6, 30, 3)
+    engine = FoldStatistics(Untagged(events="multinomial"), X, Y, folds)
+    plain = FoldStatistics(mlnb.BinaryRelevance(events="multinomial"), X, Y, folds)
+    np.testing.assert_array_equal(
+        engine.model(0).decision_function(X), plain.model(0).decision_function(X)
+    )

@@ -40,8 +40,8 @@ from mlnb.events import (
     Parameters,
 )
 from mlnb.io import load, save
-from mlnb.stats import GroupStats
 from mlnb.selection import FoldSubtractionSearchCV
+from mlnb.stats import GroupStats
 
 
 # ---- an event model that mlnb does not know ---------------------------------------------

@@ -335,6 +335,9 @@ class _BaseNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
                     "classes: the statistics do not name their classes (groups is None); "
                     "pass classes="
                 )
+        elif stats.groups is not None and not np.array_equal(stats.groups, classes):
+            stats = stats.copy(deep=False)  # the model's statistics name its own classes
+            stats.groups = np.asarray(classes)
         events = self.event_model()
         params = None if columns is None else events.estimate_columns(stats, columns)
         n_features = events.input_width(stats.n_features) if n_features is None else n_features

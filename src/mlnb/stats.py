@@ -327,8 +327,14 @@ class GroupStats:
            [0., 0.]])
     """
 
-    #: Default of :attr:`groups` (statistics saved before it existed have none).
+    #: Default of :attr:`groups`: set on an object only when the groups are named, so that
+    #: statistics without names are saved as before (and files saved before load).
     groups = None
+
+    def _adopt_groups(self, groups):
+        """Name the groups ``groups`` if these statistics do not name them yet."""
+        if groups is not None and self.groups is None:
+            self.groups = groups
 
     def __init__(self, n_groups: int, n_features: int, *, second_moments: bool = True):
         self.n_groups = int(n_groups)
@@ -342,7 +348,6 @@ class GroupStats:
         self.total_m2 = np.zeros(self.n_features) if second_moments else None
         self.observed = None
         self.total_observed = None
-        self.groups = None
 
     @classmethod
     def from_arrays(
@@ -382,7 +387,6 @@ class GroupStats:
         if (observed is None) != (total_observed is None):
             raise ValueError("observed and total_observed are given together")
         new.observed, new.total_observed = observed, total_observed
-        new.groups = None
         return new
 
     # ------------------------------------------------------------------ derived quantities
@@ -597,6 +601,7 @@ class GroupStats:
     def merge(self, other: GroupStats) -> GroupStats:
         """Add the statistics of disjoint rows (in place; returns self). Exact."""
         self._check_compatible(other)
+        self._adopt_groups(other.groups)
         missing = self.has_missing or other.has_missing
         if self.second_moments:
             self.m2 = _chan_combine(
@@ -744,7 +749,7 @@ class GroupStats:
             *moments,
             **self._observed_parts(take),
         )
-        copied.groups = self.groups
+        copied._adopt_groups(self.groups)
         return copied
 
     def _observed_parts(self, take=lambda array: array, rows=None, columns=None):
@@ -838,7 +843,7 @@ class GroupStats:
         moments = ()
         if self.second_moments:
             moments = (self.m2[:, columns], self.total_m2[columns])
-        return GroupStats.from_arrays(
+        selected = GroupStats.from_arrays(
             self.count.copy(),
             self.sums[:, columns],
             self.total_count,
@@ -846,6 +851,8 @@ class GroupStats:
             *moments,
             **self._observed_parts(columns=columns),
         )
+        selected._adopt_groups(self.groups)  # the same groups
+        return selected
 
     def select_groups(self, groups, *, total_group=None, copy=True) -> GroupStats:
         """The statistics of a subset of the groups (a copy).
@@ -872,7 +879,7 @@ class GroupStats:
             self.count[groups], self.sums[groups], total_count, total_sums, *moments, **observed
         )
         if self.groups is not None and total_group is None:
-            selected.groups = self.groups[groups]
+            selected._adopt_groups(self.groups[groups])
         return selected
 
     def add_groups(self, n_new: int) -> GroupStats:

@@ -93,11 +93,10 @@ def check_partition(folds, n_samples):
         raise ValueError("the folds' test parts must partition the rows")
 
 
-def is_single_label(estimator) -> bool:
-    """Whether an additive estimator groups its rows by class (one class per row), rather
-    than by label (an indicator matrix): from scikit-learn's target tags."""
-    tags = estimator.__sklearn_tags__()
-    return not tags.target_tags.multi_output
+def is_single_label(y) -> bool:
+    """Whether targets ``y`` are classes (one per row, 1-D) rather than a 0/1 label matrix
+    (2-D): how the statistics protocol groups the rows, by class or by label."""
+    return not hasattr(y, "tocsr") and np.ndim(y) == 1
 
 
 def takes_classes(estimator) -> bool:
@@ -154,7 +153,7 @@ class FoldStatistics:
         self.estimator = estimator
         self.folds = [np.asarray(test) for test in folds]
         self.n_features = X.shape[1]
-        self.single_label = is_single_label(estimator)
+        self.single_label = is_single_label(y)
         if self.single_label:
             self.classes, index = np.unique(np.asarray(y), return_inverse=True)
             self.index = index.ravel()
@@ -197,12 +196,18 @@ class FoldStatistics:
         if not self.single_label:
             return estimator.from_statistics(stats, n_features=n_features)
         present = stats.count > 0
-        if not np.all(present):
-            stats = stats.select_groups(present)  # its groups (the class codes) too
-        classes = None if codes else self.classes[stats.groups]
+        kept = np.flatnonzero(present)  # the codes of the classes with rows
+        if len(kept) < len(present):
+            stats = stats.select_groups(present)
+        classes = kept if codes else self.classes[kept]
         return estimator.from_statistics(
             stats, classes=classes, n_features=n_features, columns=columns
         )
+
+    def release_folds(self):
+        """Drop the folds' statistics (only :attr:`total` and :meth:`full_model` remain):
+        a search that has scored every fold keeps just what its refit needs."""
+        self.parts = None
 
     def model(self, k, estimator=None, **options):
         """The model of fold ``k``'s training part: ``estimator`` (default: the engine's)

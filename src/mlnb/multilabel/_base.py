@@ -28,7 +28,7 @@ from sklearn.utils.validation import (
 from .._registered import Registered
 from ..base.instances import UnitTestParams
 from ..base.state import atomic, check_mergeable
-from ..base.validation import COUNT, MISSING_OPTIONS, SHARE, validate_rows
+from ..base.validation import COUNT, MISSING_OPTIONS, SHARE, check_label_matrix, validate_rows
 from ..events import EventModel, bind_missing
 from ..events.auto import Auto, estimator_events
 from ..stats import NamedStats
@@ -40,7 +40,7 @@ from ._label_model import (
     label_statistics,
     log_prior_odds,
 )
-from ._labels import binary_classes, check_label_matrix
+from ._labels import binary_classes
 
 __all__ = [
     "AdditiveLabelNB",

@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..base.validation import check_label_matrix
-
-__all__ = ["binary_classes", "check_label_matrix", "extended_order", "resolve_order"]
+__all__ = ["binary_classes", "extended_order", "resolve_order"]
 
 
 def binary_classes(n_labels):

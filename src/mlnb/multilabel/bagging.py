@@ -18,9 +18,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ..base.validation import COUNT, LOG_ODDS_BOUND
+from ..base.validation import COUNT, LOG_ODDS_BOUND, check_label_matrix
 from ._base import NB_CONSTRAINTS, VOTING, MultiLabelEstimator
-from ._labels import binary_classes, check_label_matrix
+from ._labels import binary_classes
 from ._sampling import chain_draws
 from .binary_relevance import BinaryRelevance
 

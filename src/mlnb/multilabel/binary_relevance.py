@@ -12,9 +12,10 @@ import numpy as np
 from scipy.special import logit
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..base.validation import check_label_matrix
 from ._base import AdditiveLabelNB, probability
 from ._generic import check_nb_path, fit_binary, positive_proba, predict_binary
-from ._labels import binary_classes, check_label_matrix
+from ._labels import binary_classes
 
 __all__ = ["BinaryRelevance"]
 

@@ -20,7 +20,7 @@ from scipy.special import expit
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..base.validation import COUNT
+from ..base.validation import COUNT, check_label_matrix
 from ._base import NB_CONSTRAINTS, AdditiveLabelNB
 from ._generic import chain_predict, check_nb_path, fit_chain
 from ._inference import (
@@ -30,7 +30,7 @@ from ._inference import (
     conditional_log_odds,
     joint_log_proba,
 )
-from ._labels import binary_classes, check_label_matrix, extended_order, resolve_order
+from ._labels import binary_classes, extended_order, resolve_order
 from ._orders import resolve_orders
 
 __all__ = ["ClassifierChain"]

@@ -20,10 +20,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from ..base.validation import check_label_matrix
 from ..events.auto import is_rule
 from ._base import NB_CONSTRAINTS, MultiLabelNB
 from ._inference import dynamic_greedy_search, greedy_search
-from ._labels import check_label_matrix, resolve_order
+from ._labels import resolve_order
 from ._neighbourhood import divide_columns, feature_scale, validation_mask
 from ._orders import BETAS, is_local_f1, local_f1_orders, search_beta
 

@@ -39,10 +39,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ..base.validation import COUNT
+from ..base.validation import COUNT, check_label_matrix
 from ._base import NB_CONSTRAINTS, PREPROCESSING_CONSTRAINTS, VOTING, MultiLabelNB
 from ._feature_selection import cfs_masks
-from ._labels import binary_classes, check_label_matrix, resolve_order
+from ._labels import binary_classes, resolve_order
 from ._members import members_of
 from ._neighbourhood import fill_missing, validation_mask
 from ._orders import BETAS, is_local_f1, resolve_orders, search_beta

@@ -24,13 +24,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..base.state import atomic, check_mergeable
-from ..base.validation import COUNT, LOG_ODDS_BOUND
+from ..base.validation import COUNT, LOG_ODDS_BOUND, check_label_matrix
 from ..stats import GroupStats
 from ._base import NB_CONSTRAINTS, MultiLabelNB, count_new_labels
 from ._generic import check_nb_path
 from ._inference import chain_search, stacked_layout, stacked_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
-from ._labels import binary_classes, check_label_matrix, extended_order
+from ._labels import binary_classes, extended_order
 from ._sampling import chain_draws, sample_memberships
 from .chain import ClassifierChain
 

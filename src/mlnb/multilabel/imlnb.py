@@ -29,9 +29,8 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..base.validation import COUNT
+from ..base.validation import COUNT, check_label_matrix
 from ._base import NB_CONSTRAINTS, AdditiveLabelNB, probability
-from ._labels import check_label_matrix
 
 __all__ = ["IMLNB", "Stages", "label_correlation"]
 

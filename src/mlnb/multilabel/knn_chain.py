@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..base.validation import COUNT, SHARE
+from ..base.validation import COUNT, SHARE, check_label_matrix
 from ._base import MultiLabelEstimator
 from ._knn_members import (
     CHAIN_BLOCK,
@@ -31,7 +31,7 @@ from ._knn_members import (
     share_log_odds,
     tiled_orders,
 )
-from ._labels import binary_classes, check_label_matrix, resolve_order
+from ._labels import binary_classes, resolve_order
 from ._neighbourhood import divide_columns, feature_scale, validation_mask
 from ._orders import is_local_f1, local_f1_orders, resolve_orders
 

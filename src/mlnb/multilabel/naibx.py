@@ -47,11 +47,11 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..base.state import same_params
-from ..base.validation import Integers
+from ..base.validation import Integers, check_label_matrix
 from ..events.categorical import check_pseudo_count, log_categorical
 from ..stats import GroupStats, NamedStats, one_hot
 from ._base import NB_CONSTRAINTS, AdditiveLabelNB, count_new_labels
-from ._labels import binary_classes, check_label_matrix
+from ._labels import binary_classes
 
 __all__ = ["CascadeSteps", "NaiBX"]
 

@@ -37,7 +37,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..base.validation import COUNT, LOG_ODDS_BOUND, Integers, validate_rows
+from ..base.validation import COUNT, LOG_ODDS_BOUND, Integers, check_label_matrix, validate_rows
 from ..metrics import f1_score
 from ._base import (
     NB_CONSTRAINTS,
@@ -45,7 +45,7 @@ from ._base import (
     VOTING,
     MultiLabelEstimator,
 )
-from ._labels import binary_classes, check_label_matrix
+from ._labels import binary_classes
 from ._neighbourhood import (
     divide_columns,
     feature_scale,

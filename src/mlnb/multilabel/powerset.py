@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..base.state import atomic, check_mergeable
-from ..base.validation import COUNT, LOG_ODDS_BOUND
+from ..base.validation import COUNT, LOG_ODDS_BOUND, check_label_matrix
 from ..events.categorical import check_pseudo_count, log_categorical, log_normalise
 from ..stats import GroupStats, one_hot
 from ._base import (
@@ -29,7 +29,7 @@ from ._base import (
     count_new_labels,
 )
 from ._generic import check_nb_path, fit_multiclass, multiclass_predictions
-from ._labels import binary_classes, check_label_matrix
+from ._labels import binary_classes
 
 __all__ = ["RAkEL", "LabelPowerset"]
 

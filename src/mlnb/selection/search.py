@@ -107,7 +107,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
         check_additive(
             self.estimator, hint="; use scikit-learn's GridSearchCV for other estimators"
         )
-        single_label = is_single_label(self.estimator)
+        single_label = is_single_label(y)
         if not single_label:
             check_label_matrix(y, sparse=True)
         X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
@@ -155,6 +155,7 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
                     model = clone(self.estimator).set_params(**grid[i])
                     engine.install(model, train_stats, **options)
                     scores[i, k] = scorer(model, X_test, y_test)
+            engine.release_folds()  # the refit needs the total only
 
         mean, std = scores.mean(axis=1), scores.std(axis=1)
         ranks = _rank_min(-mean)

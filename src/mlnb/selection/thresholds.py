@@ -36,18 +36,9 @@ from ..base.additive import FoldStatistics, check_partition, is_additive
 from ..base.validation import Integers, check_label_matrix
 from ..decision_rules import RULES, Threshold, make_rule
 from ..metrics import set_scorer
-from .grids import LABEL_GRID, WEAK_LABELS, auto_stages, event_grid
+from .grids import auto_stages
 
-__all__ = [
-    "LABEL_GRID",
-    "WEAK_LABELS",
-    "OWN_RULE",
-    "TunedThresholdsCV",
-    "event_grid",
-    "is_additive",
-    "label_scores",
-    "scoring_function",
-]
+__all__ = ["OWN_RULE", "TunedThresholdsCV", "label_scores", "scoring_function"]
 
 #: ``best_strategy_`` when ``strategy="auto"`` keeps the estimator's own ``predict``.
 OWN_RULE = "predict"
