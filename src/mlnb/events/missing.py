@@ -79,39 +79,11 @@ class IgnoreMissing(Registered, BaseEstimator):
         """The wrapped model's ``score_ratio_observed``: a NaN entry adds no term."""
         return self.events.score_ratio_observed(params_a, params_b, X)
 
-    # ---- the rest of the protocol, as the wrapped model's ----------------------------------
-    @property
-    def input_kind(self):
-        return self.events.input_kind
-
-    @property
-    def second_moments(self):
-        return self.events.second_moments
-
-    @property
-    def zero_features_silent(self):
-        return self.events.zero_features_silent
-
-    @property
-    def keeps_width(self):
-        return self.events.keeps_width
-
-    def statistics_key(self):
-        """The wrapped model's: the option changes no statistics' layout."""
-        return self.events.statistics_key()
-
-    def estimate(self, stats):
-        return self.events.estimate(stats)
-
-    def silence(self, positive, negative, mask):
-        return self.events.silence(positive, negative, mask)
-
-    def zero_terms(self, params):
-        return self.events.zero_terms(params)
-
+    # ---- the rest of the protocol (estimate, silence, statistics_key, input_kind, ...) ----
     def __getattr__(self, name):
-        """Any other public attribute of the wrapped model (``prepared_width``,
-        ``estimate_columns``, ``stacked_log_odds``, a model's own helpers, ...)."""
+        """Any other public attribute is the wrapped model's: ``estimate``, ``silence``,
+        ``zero_terms``, ``statistics_key``, ``input_kind``, ``second_moments``,
+        ``zero_features_silent``, ``prepared_width``, a model's own helpers, ..."""
         events = vars(self).get("events")
         if name.startswith("_") or events is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
