@@ -232,11 +232,8 @@ class MultiLabelNB(MultiLabelEstimator):
 
         ``validated``: X has passed this estimator's validation already (inside fit).
         """
-        if not validated:
-            check_is_fitted(self)
-            X = self._validate_X(X, reset=False)
         events = self._bound_events()
-        prepared = events.prepare(X, caller=type(self).__name__)
+        prepared = events.prepare(X, caller=type(self).__name__) if validated else self._prepared(X)
         odds = feature_log_odds(events, self.feature_stats_, prepared, params=self._feature_params)
         return odds + self.prior_log_odds_[None, :]
 
