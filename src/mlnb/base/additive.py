@@ -223,7 +223,3 @@ class FoldStatistics:
         """The model of all rows (from the total statistics: no pass over the data)."""
         estimator = clone(self.estimator if estimator is None else estimator)
         return self.install(estimator, self.total)
-
-    def targets(self, k):
-        """Fold ``k``'s targets as the engine holds them: class codes or a CSR matrix."""
-        return self._targets[self.folds[k]]

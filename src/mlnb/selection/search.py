@@ -150,10 +150,9 @@ class FoldSubtractionSearchCV(MetaEstimatorMixin, BaseEstimator):
                 columns = _used_columns(X_test) if silent else None
                 if columns is not None:
                     X_test = X_test[:, columns]
-                options = {"codes": codes, "columns": columns} if single_label else {}
                 for i in members:
                     model = clone(self.estimator).set_params(**grid[i])
-                    engine.install(model, train_stats, **options)
+                    engine.install(model, train_stats, codes=codes, columns=columns)
                     scores[i, k] = scorer(model, X_test, y_test)
             engine.release_folds()  # the refit needs the total only
 

@@ -15,7 +15,8 @@ With ``param_grid`` the estimator's parameters (its event model and smoothing, s
 chosen together with the rule: every grid value gets its out-of-fold scores (grid values
 whose statistics agree, such as smoothings of one event model, share one statistics pass)
 and the best (value, rule) pair wins. ``param_grid="auto"`` searches the event models and
-smoothings that suit the data (:func:`event_grid`): "choose everything" in one line.
+smoothings that suit the data (:func:`~mlnb.selection.event_grid`): "choose everything" in
+one line.
 """
 
 from __future__ import annotations
@@ -108,9 +109,10 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         The shuffling of the folds.
     param_grid : dict, list of dicts, "auto" or None, default=None
         Values of the estimator's parameters to choose among, with the rule (as
-        ``GridSearchCV``'s); "auto": the event models of :func:`event_grid`, then, for
-        chains (chosen with their label terms nearly silenced, :data:`WEAK_LABELS`), the
-        label smoothings of :data:`LABEL_GRID` with the best event model.
+        ``GridSearchCV``'s); "auto": the event models of
+        :func:`~mlnb.selection.event_grid`, then, for chains (chosen with their label terms
+        nearly silenced, :data:`~mlnb.selection.WEAK_LABELS`), the label smoothings of
+        :data:`~mlnb.selection.LABEL_GRID` with the best event model.
 
     Attributes
     ----------
