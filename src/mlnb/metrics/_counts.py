@@ -136,13 +136,11 @@ def set_score(kind, average, Y_true, Y_pred):
     float
     """
     Y_true, Y_pred = _dense_pair(Y_true, Y_pred)
-    truth, predicted = Y_true != 0, Y_pred != 0
-    axis = 1 if average == "samples" else 0
-    tp = (truth & predicted).sum(axis=axis, dtype=np.float64)
-    fp = (~truth & predicted).sum(axis=axis, dtype=np.float64)
-    fn = (truth & ~predicted).sum(axis=axis, dtype=np.float64)
-    if average == "micro":
-        tp, fp, fn = tp.sum(), fp.sum(), fn.sum()
+    axis = {"micro": None, "samples": 1}.get(average, 0)
+    tp, n_true, n_pred = (
+        np.asarray(c, dtype=np.float64) for c in counts(Y_true != 0, Y_pred != 0, axis)
+    )
+    fp, fn = n_pred - tp, n_true - tp
     numerator, denominator = {
         "f1": (2 * tp, 2 * tp + fp + fn),
         "jaccard": (tp, tp + fp + fn),
