@@ -23,6 +23,7 @@ from ._options import (
     output_dir_value,
     param_option,
     quiet_option,
+    split_option,
     stratify_option,
     tfidf_option,
     threshold_option,
@@ -63,7 +64,7 @@ PLOTTED = {
 @metrics_option
 @threshold_option
 @click.option("--cv", type=int, default=5, show_default=True, help="Number of folds.")
-@click.option("--split", type=float, default=None, help="One holdout split: train fraction.")
+@split_option
 @train_test_option
 @stratify_option
 @tfidf_option

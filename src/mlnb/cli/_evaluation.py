@@ -25,6 +25,7 @@ from ._options import (
     missing_option,
     param_option,
     quiet_option,
+    split_option,
     stratify_option,
     tfidf_option,
     threshold_option,
@@ -163,7 +164,7 @@ def run_all(runs, *, seed, stratify, metrics, quiet):
 @metrics_option
 @threshold_option
 @click.option("--cv", type=int, default=10, show_default=True, help="Number of folds.")
-@click.option("--split", type=float, default=None, help="One holdout split: train fraction.")
+@split_option
 @train_test_option
 @stratify_option
 @click.option("--seed", type=int, default=0, show_default=True)

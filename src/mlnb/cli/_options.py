@@ -30,6 +30,7 @@ __all__ = [
     "threshold_help",
     "threshold_option",
     "threshold_words",
+    "split_option",
     "train_test_option",
     "variant_option",
 ]
@@ -152,6 +153,9 @@ tfidf_option = click.option(
 )
 
 
+split_option = click.option(
+    "--split", type=float, default=None, help="One holdout split: train fraction."
+)
 train_test_option = click.option(
     "--train-test",
     is_flag=True,
