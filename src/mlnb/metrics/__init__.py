@@ -37,7 +37,7 @@ are in ``METRICS`` and ``METRIC_SETS``, the one registry that evaluation, the tu
 This package is a leaf: it imports nothing else of mlnb.
 """
 
-from . import _builtin  # noqa: F401  (registers the package's criteria)
+from . import _sets  # noqa: F401  (the criteria register where defined; _sets names groups)
 from ._multilabel import (
     f1_score,
     fdr,

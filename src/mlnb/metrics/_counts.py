@@ -13,8 +13,12 @@ pass over dense 0/1 matrices, without the 0/1 checks (they are registered in
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import scipy.sparse as sp
+
+from ._registry import register_metric
 
 __all__ = ["check_indicators", "counts", "exact_match", "safe_ratio", "set_score"]
 
@@ -168,3 +172,19 @@ def exact_match(Y_true, Y_pred):
     """
     Y_true, Y_pred = _dense_pair(Y_true, Y_pred)
     return float(np.mean(np.all(Y_true == Y_pred, axis=1)))
+
+
+# ---- the criteria this module registers in mlnb.metrics.METRICS ---------------------------------
+def _criteria():
+    """The fast scores of a decision-rule search: (name, function, greater is better, label)."""
+    shown = {"f1": "F1", "jaccard": "Jaccard", "precision": "Precision", "recall": "Recall"}
+    specs = [
+        (f"{kind}_{avg}", partial(set_score, kind, avg), True, f"{shown[kind]} {avg} (sklearn)")
+        for kind in SET_KINDS
+        for avg in SET_AVERAGES
+    ]
+    return [*specs, ("exact_match", exact_match, True, "Exact match")]
+
+
+for _name, _function, _greater, _label in _criteria():
+    register_metric(_name, _function, greater_is_better=_greater, task="multilabel", label=_label)

@@ -15,9 +15,12 @@ or ``None`` (the per-label values, an array of length L).
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ._counts import check_indicators, counts, safe_ratio
+from ._registry import one_minus, register_metric
 
 __all__ = [
     "fdr",
@@ -224,3 +227,45 @@ def fnr(Y_true, Y_pred, *, average="samples"):
     float or ndarray of shape (n_labels,)
     """
     return 1.0 - recall_score(Y_true, Y_pred, average=average)
+
+
+# ---- the criteria this module registers in mlnb.metrics.METRICS ---------------------------------
+def _criteria():
+    """The multi-label criteria of 0/1 predictions: (name, function, greater is better, label)."""
+    specs = [
+        ("hamming", hamming_loss, False, "Hamming"),
+        ("zero_one", zero_one_loss, False, "Zero-One"),
+    ]
+    groups = (
+        ("samples", "example", "EX"),
+        ("macro", "macro", "Macro"),
+        ("micro", "micro", "Micro"),
+    )
+    for avg, prefix, tag in groups:
+        specs += [
+            (f"{prefix}_fdr", partial(fdr, average=avg), False, f"{tag} FDR"),
+            (f"{prefix}_fnr", partial(fnr, average=avg), False, f"{tag} FNR"),
+            (
+                f"{prefix}_f1_loss",
+                partial(one_minus, f1_score, average=avg),
+                False,
+                f"{tag} F1 loss",
+            ),
+            (
+                f"{prefix}_precision",
+                partial(precision_score, average=avg),
+                True,
+                f"{tag} precision",
+            ),
+            (f"{prefix}_recall", partial(recall_score, average=avg), True, f"{tag} recall"),
+            (f"{prefix}_f1", partial(f1_score, average=avg), True, f"{tag} F1"),
+        ]
+    specs += [
+        ("accuracy", jaccard_score, True, "Accuracy"),
+        ("subset_accuracy", subset_accuracy, True, "Subset accuracy"),
+    ]
+    return specs
+
+
+for _name, _function, _greater, _label in _criteria():
+    register_metric(_name, _function, greater_is_better=_greater, task="multilabel", label=_label)

@@ -20,10 +20,13 @@ label column.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import scipy.sparse as sp
 
 from ._counts import _as_indicator
+from ._registry import register_metric
 
 __all__ = [
     "average_precision",
@@ -429,3 +432,40 @@ def log_loss(Y_true, proba, *, eps=_EPS, sample_weight=None):
     p = proba[rows, cols]
     row_loss += np.bincount(rows, weights=np.log1p(-p) - np.log(p), minlength=n)
     return float(np.average(row_loss, weights=w) / n_labels)
+
+
+# ---- the criteria this module registers in mlnb.metrics.METRICS ---------------------------------
+def _criteria():
+    """The criteria of label scores: (name, function, greater is better, label)."""
+    return [
+        ("coverage_error", coverage_error, False, "Coverage"),
+        ("label_ranking_loss", label_ranking_loss, False, "Ranking loss"),
+        (
+            "label_ranking_average_precision_score",
+            label_ranking_average_precision_score,
+            True,
+            "LRAP",
+        ),
+        ("one_error", one_error, False, "One-error"),
+        ("macro_roc_auc", partial(roc_auc, average="macro"), True, "Macro AUC"),
+        ("micro_roc_auc", partial(roc_auc, average="micro"), True, "Micro AUC"),
+        (
+            "macro_average_precision",
+            partial(average_precision, average="macro"),
+            True,
+            "Macro AP",
+        ),
+        (
+            "micro_average_precision",
+            partial(average_precision, average="micro"),
+            True,
+            "Micro AP",
+        ),
+        ("log_loss", log_loss, False, "Log loss"),
+    ]
+
+
+for _name, _function, _greater, _label in _criteria():
+    register_metric(
+        _name, _function, greater_is_better=_greater, task="multilabel_scores", label=_label
+    )

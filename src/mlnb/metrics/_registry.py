@@ -5,7 +5,8 @@ and whether it scores multi-label 0/1 predictions, multi-label label scores or
 single-label class vectors); :func:`register_metric` adds one. ``METRIC_SETS`` names
 groups of them (:func:`register_metric_set`); a set may name its metrics as a tool shows
 them (:func:`get_metric_set`). :func:`set_scorer` resolves the ``scoring`` of a
-decision-rule search. The package's own criteria are registered in ``_builtin``.
+decision-rule search. The package's criteria are registered in the modules that define
+them; the named sets of the papers and tools in ``_sets``.
 """
 
 from __future__ import annotations
@@ -234,6 +235,11 @@ def get_metrics(names, *, task=None):
         if wrong:
             raise ValueError(f"metrics {wrong} do not score {task} targets.")
     return out
+
+
+def one_minus(score, *args, **kwargs):
+    """``1 - score(...)``: the loss of a score in [0, 1] (register it with ``partial``)."""
+    return 1.0 - score(*args, **kwargs)
 
 
 def _negated(function, Y_true, Y_pred):

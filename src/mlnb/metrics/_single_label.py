@@ -13,10 +13,13 @@ predicted but never present has recall 0: the 0/0 convention of :mod:`mlnb.metri
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import scipy.sparse as sp
 
 from ._multilabel import f1_score, precision_score, recall_score
+from ._registry import one_minus, register_metric
 
 __all__ = [
     "single_label_accuracy",
@@ -153,3 +156,29 @@ def single_label_f1(y_true, y_pred, *, labels=None, average="macro"):
     float or ndarray of shape (n_classes,)
     """
     return _scored(f1_score, y_true, y_pred, labels, average)
+
+
+# ---- the criteria this module registers in mlnb.metrics.METRICS ---------------------------------
+def _criteria():
+    """The single-label criteria: (name, function, greater is better, label)."""
+    return [
+        ("sl_accuracy", single_label_accuracy, True, "Accuracy"),
+        ("sl_error", partial(one_minus, single_label_accuracy), False, "Error"),
+        ("sl_macro_precision", single_label_precision, True, "Macro precision"),
+        ("sl_macro_recall", single_label_recall, True, "Macro recall"),
+        ("sl_macro_f1", single_label_f1, True, "Macro F1"),
+        ("sl_macro_f1_loss", partial(one_minus, single_label_f1), False, "Macro F1 loss"),
+        # for one class per row the micro averages equal accuracy; users look for them
+        (
+            "sl_micro_precision",
+            partial(single_label_precision, average="micro"),
+            True,
+            "Micro precision",
+        ),
+        ("sl_micro_recall", partial(single_label_recall, average="micro"), True, "Micro recall"),
+        ("sl_micro_f1", partial(single_label_f1, average="micro"), True, "Micro F1"),
+    ]
+
+
+for _name, _function, _greater, _label in _criteria():
+    register_metric(_name, _function, greater_is_better=_greater, task="single_label", label=_label)
