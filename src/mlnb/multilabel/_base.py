@@ -222,9 +222,12 @@ class MultiLabelNB(MultiLabelEstimator):
         return self
 
     # ---- prediction ---------------------------------------------------------------------
-    def _prepared(self, X):
-        check_is_fitted(self)
-        X = self._validate_X(X, reset=False)
+    def _prepared(self, X, *, validated=False):
+        """Rows prepared by the fitted event model (checked and validated first, unless
+        ``validated``: inside fit)."""
+        if not validated:
+            check_is_fitted(self)
+            X = self._validate_X(X, reset=False)
         return self._bound_events().prepare(X, caller=type(self).__name__)
 
     def _independent_log_odds(self, X, *, validated=False):
@@ -232,9 +235,10 @@ class MultiLabelNB(MultiLabelEstimator):
 
         ``validated``: X has passed this estimator's validation already (inside fit).
         """
-        events = self._bound_events()
-        prepared = events.prepare(X, caller=type(self).__name__) if validated else self._prepared(X)
-        odds = feature_log_odds(events, self.feature_stats_, prepared, params=self._feature_params)
+        prepared = self._prepared(X, validated=validated)
+        odds = feature_log_odds(
+            self._bound_events(), self.feature_stats_, prepared, params=self._feature_params
+        )
         return odds + self.prior_log_odds_[None, :]
 
 
