@@ -58,6 +58,7 @@ from .multinomial import Multinomial
 __all__ = [
     "KINDS",
     "RULES",
+    "TUNED",
     "Auto",
     "column_kinds",
     "encode_frame",
@@ -70,6 +71,9 @@ __all__ = [
 
 #: The rules :func:`resolve` knows.
 RULES = ("auto", "weka")
+#: ``events="tuned"``: the event model a multi-label estimator chooses by cross-validation
+#: at fit (see :mod:`mlnb.multilabel`); once fitted, the model it chose (``events_``).
+TUNED = "tuned"
 #: The kinds :func:`column_kinds` gives, under either rule.
 KINDS = ("categorical", "bernoulli", "multinomial", "gaussian", "discretised_gaussian")
 _COLUMN_TYPES = ("nominal", "numeric")
@@ -374,9 +378,16 @@ def estimator_events(estimator, spec, X=None):
     ``feature_categories_``); without X it is the model the estimator's first fit chose
     (``events_``). Anything else is made by :func:`~mlnb.events.make_event_model`.
     """
+    fitted = vars(estimator)
+    if isinstance(spec, str) and spec == TUNED:
+        if "events_" in fitted:
+            return fitted["events_"]
+        raise ValueError(
+            f"{type(estimator).__name__}: events={TUNED!r} is chosen by cross-validation "
+            "when the estimator is fitted: fit it first, or give an event model"
+        )
     if not is_rule(spec):
         return resolve_events(spec, X)
-    fitted = vars(estimator)
     if X is not None:
         return resolve_events(
             spec,

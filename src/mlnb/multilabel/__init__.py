@@ -1,6 +1,14 @@
 """Multi-label strategies that combine per-label Naive Bayes log-likelihoods."""
 
+from ._base import CardinalityWarning, warn_cardinality
 from ._knn_members import choose_neighbours
+from ._resolution import (
+    TUNED,
+    candidate_events,
+    chooses_settings,
+    finite_scores,
+    with_chosen_settings,
+)
 from .bagging import BaggedBinaryRelevance
 from .binary_relevance import BinaryRelevance
 from .chain import ClassifierChain
@@ -16,6 +24,7 @@ from .powerset import LabelPowerset, RAkEL
 __all__ = [
     "BaggedBinaryRelevance",
     "BinaryRelevance",
+    "CardinalityWarning",
     "CascadeSteps",
     "ClassifierChain",
     "DynamicChain",
@@ -28,5 +37,11 @@ __all__ = [
     "NaiBX",
     "OOCC",
     "RAkEL",
+    "TUNED",
+    "candidate_events",
     "choose_neighbours",
+    "chooses_settings",
+    "finite_scores",
+    "warn_cardinality",
+    "with_chosen_settings",
 ]

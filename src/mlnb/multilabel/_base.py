@@ -14,11 +14,13 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Real
 from typing import ClassVar
 
+import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -27,10 +29,11 @@ from sklearn.utils.validation import (
 
 from .._registered import Registered
 from ..base.instances import UnitTestParams
-from ..base.state import atomic, check_mergeable
+from ..base.state import atomic, check_mergeable, same_params
 from ..base.validation import COUNT, MISSING_OPTIONS, SHARE, check_label_matrix, validate_rows
+from ..decision_rules import RULES, Threshold
 from ..events import EventModel, bind_missing
-from ..events.auto import Auto, estimator_events
+from ..events.auto import TUNED, Auto, estimator_events
 from ..stats import NamedStats
 from ._label_model import (
     LABEL_PRIORS,
@@ -41,13 +44,16 @@ from ._label_model import (
     log_prior_odds,
 )
 from ._labels import binary_classes
+from ._resolution import OWN_RULE, finite_scores, resolve_settings
 
 __all__ = [
     "AdditiveLabelNB",
+    "CardinalityWarning",
     "MultiLabelClassifierMixin",
     "MultiLabelEstimator",
     "MultiLabelNB",
     "count_new_labels",
+    "warn_cardinality",
 ]
 
 
@@ -74,6 +80,7 @@ NB_CONSTRAINTS = {
     "base_estimator": [HasMethods(["fit", "predict"]), None],
     "random_state": ["random_state"],
     "missing": [StrOptions(set(MISSING_OPTIONS))],
+    "rule": [StrOptions({TUNED, OWN_RULE, *RULES}), HasMethods(["fit", "predict"])],
 }
 
 #: How an ensemble combines its members: "hard", the mean of their 0/1 labels (Trajdos and
@@ -116,6 +123,15 @@ class MultiLabelEstimator(UnitTestParams, MultiLabelClassifierMixin, BaseEstimat
         """The model that prepares and scores rows: ``events`` (default: the fitted
         ``events_``) with the ``missing`` option bound (:func:`mlnb.events.bind_missing`)."""
         return bind_missing(self.events_ if events is None else events, self.missing)
+
+    def __repr__(self, N_CHAR_MAX=700):
+        text = super().__repr__(N_CHAR_MAX)
+        chosen = getattr(self, "chosen_", None)
+        if chosen:
+            return f"{text} [chose events={chosen['events']!r}, rule={chosen['rule']!r}]"
+        if getattr(self, "events", None) == TUNED and hasattr(self, "events_"):
+            return f"{text} [chose events={self.events_!r}]"
+        return text
 
     def _refuse_sample_weight(self, sample_weight, reason):
         """A TypeError with ``reason`` unless ``sample_weight`` is None."""
@@ -215,6 +231,7 @@ class MultiLabelNB(MultiLabelEstimator):
     def merge(self, other):
         """Add the statistics of an estimator fitted on other rows (in place; returns self)."""
         check_mergeable(self, other, "n_labels_", "n_features_in_")
+        check_same_choice(self, other)
         labels = None
         if self.label_stats_ is not None:
             labels = self.label_stats_.copy().merge(other.label_stats_)
@@ -250,6 +267,13 @@ class AdditiveLabelNB(MultiLabelNB):
     pass over the data: what fold-subtraction tuning (:mod:`mlnb.selection`) relies on.
     """
 
+    #: The decision rule of a subclass without a ``rule`` parameter: its own ``predict``.
+    rule = OWN_RULE
+
+    #: Whether the own ``predict`` is ``decision_function(X) > 0`` (the 0.5 rule on the
+    #: log-odds): the search then reads it from the scores.
+    _predicts_by_sign = False
+
     def statistics_key(self):
         """What the statistics depend on: estimators with equal keys share statistics."""
         return (type(self).__name__, self._uses_label_pairs, self.event_model().statistics_key())
@@ -282,7 +306,9 @@ class AdditiveLabelNB(MultiLabelNB):
 
     def from_statistics(self, stats, *, n_features=None):
         """Become the estimator fitted to ``stats`` (from :meth:`batch_statistics`, merged
-        or subtracted); returns self.
+        or subtracted); returns self. Nothing is chosen: ``events`` must name a model (or
+        be ``"tuned"`` with ``events_`` set), and the decision rule is a rule object given
+        as ``rule`` (a fitted one, or a given cut), else the model's own ``predict``.
 
         Parameters
         ----------
@@ -296,7 +322,190 @@ class AdditiveLabelNB(MultiLabelNB):
             n_features = self.event_model().input_width(features.n_features)
         self.n_features_in_ = int(n_features)
         self._install(features, stats["labels"])
+        self.rule_ = self._given_rule()
         return self
+
+    # ---- settings chosen from the data (the defaults) ------------------------------------
+    def partial_fit(self, X, y, sample_weight=None):
+        """Add a batch of rows (online learning); a call that raises changes nothing.
+
+        The first batch fixes the settings: at ``events="tuned"`` / ``rule="tuned"`` they
+        are chosen on it by cross-validation (as :meth:`fit` does) and kept for every
+        later batch, so the model never changes its event model or rule between batches
+        (:meth:`retune` chooses the rule again, on rows you give). A batch may bring new
+        labels: columns after the known ones, taken as 0 in every earlier row.
+        """
+        if hasattr(self, "feature_stats_") or not self._searches():
+            first_call = not hasattr(self, "feature_stats_")
+            n_labels = None if first_call else self.n_labels_
+            super().partial_fit(X, y, sample_weight)
+            if first_call:
+                self.rule_ = self._given_rule()
+                self.chosen_ = None
+                self.chosen_params_ = {"events": self.events_, "rule": self.rule}
+            elif self.n_labels_ != n_labels and getattr(self, "rule_", None) is not None:
+                self._drop_rule(n_labels)
+            return self
+        return self._fit_resolved(X, y, sample_weight)
+
+    def _drop_rule(self, n_labels):
+        """New labels arrived: a rule fitted to ``n_labels`` labels' scores cannot cut the
+        new ones, so the model's own ``predict`` decides until :meth:`retune` (one
+        warning, and ``chosen_`` says so)."""
+        warnings.warn(
+            f"{type(self).__name__}: the decision rule was fitted to {n_labels} labels and "
+            f"the model now has {self.n_labels_}: it predicts with its own rule until "
+            "retune(X, Y) chooses one again on rows with every label",
+            UserWarning,
+            stacklevel=3,
+        )
+        self.rule_ = None
+        if getattr(self, "chosen_", None):
+            self.chosen_ = {**self.chosen_, "rule": OWN_RULE}
+        if getattr(self, "chosen_params_", None):
+            self.chosen_params_ = {**self.chosen_params_, "rule": OWN_RULE}
+
+    def _given_rule(self):
+        """The rule that needs no scores: a fitted rule object, or a given cut, fitted now;
+        None for a rule by name (the own ``predict``, or one that is learnt at fit)."""
+        given = None if isinstance(self.rule, str) else self.rule
+        if given is not None and not _is_fitted(given):  # a given cut
+            empty = np.zeros((1, self.n_labels_))
+            given = clone(given).fit(empty, empty)
+        return given
+
+    def _searches(self):
+        """Whether fitting chooses settings out of fold: ``events="tuned"``, or a rule
+        that learns (``"tuned"``, a rule name, or an unfitted rule object)."""
+        if isinstance(self.events, str) and self.events == TUNED:
+            return True
+        if isinstance(self.rule, str):
+            return self.rule != OWN_RULE
+        return not (_is_fitted(self.rule) or _learns_nothing(self.rule))
+
+    @atomic
+    def _fit_resolved(self, X, y, sample_weight):
+        self._validate_params()
+        for attribute in ("feature_stats_", "label_stats_", "n_labels_", "events_"):
+            self.__dict__.pop(attribute, None)
+        X = self._validate_X(X, reset=True)
+        Y = check_label_matrix(y, X.shape[0], sparse=True)
+        weight = None
+        if sample_weight is not None:
+            weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        tuned_events = isinstance(self.events, str) and self.events == TUNED
+        resolution = resolve_settings(
+            self,
+            X,
+            Y,
+            sample_weight=weight,
+            events=None if tuned_events else self.event_model(X),
+            rule=None if self.rule == TUNED else self.rule,
+        )
+        self.events_ = resolution.events
+        self.from_statistics(resolution.total, n_features=X.shape[1])
+        self.rule_ = resolution.rule
+        self.chosen_ = {
+            "events": resolution.events,
+            "rule": resolution.rule_name,
+            "out_of_fold_micro_f1": resolution.results,
+            "labels_per_row": (resolution.predicted_cardinality, resolution.true_cardinality),
+        }
+        self.chosen_params_ = {
+            "events": resolution.events,
+            "rule": OWN_RULE if resolution.rule is None else resolution.rule,
+        }
+        warn_cardinality(
+            resolution.predicted_cardinality,
+            resolution.true_cardinality,
+            where=f"{type(self).__name__} out of fold",
+            setting=f"events={resolution.events!r}, rule={resolution.rule_name!r}",
+        )
+        return self
+
+    def _decided(self, X):
+        """0/1 labels of the fitted rule on the label scores, or None: the own ``predict``."""
+        rule = getattr(self, "rule_", None)
+        if rule is None:
+            return None
+        return rule.predict(finite_scores(self.decision_function(X)))
+
+    def retune(self, X, y):
+        """Choose the decision rule again, on rows X, Y the model has not learnt from.
+
+        The event model and the statistics stay; the rule (of :mod:`mlnb.decision_rules`,
+        or the model's own ``predict``) with the best micro F1 on these rows replaces the
+        fitted one. For a model learnt online, whose rule was chosen on its first batch.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self)
+        from ..metrics import set_scorer
+
+        score = set_scorer("f1_micro")
+        truth = check_label_matrix(y, sparse=False)
+        scores = finite_scores(self.decision_function(X))
+        self.rule_ = None
+        best = (score(truth, self.predict(X)), None)
+        for make in RULES.values():
+            rule = make().fit(scores, truth)
+            value = score(truth, rule.predict(scores))
+            if value > best[0]:
+                best = (value, rule)
+        self.rule_ = best[1]
+        if getattr(self, "chosen_", None) is not None:
+            name = OWN_RULE if best[1] is None else type(best[1]).__name__
+            self.chosen_ = {**self.chosen_, "rule": name}
+            self.chosen_params_ = {**self.chosen_params_, "rule": best[1] or OWN_RULE}
+        return self
+
+
+def _learns_nothing(rule):
+    """Whether a rule object is fully given (a :class:`~mlnb.decision_rules.Threshold`
+    with its ``threshold``): fitting it needs no scores."""
+    return isinstance(rule, Threshold) and rule.threshold is not None
+
+
+def _is_fitted(rule):
+    """Whether a rule object has learnt (a fitted rule is applied as it is)."""
+    return any(name.endswith("_") and not name.startswith("_") for name in vars(rule))
+
+
+class CardinalityWarning(UserWarning):
+    """Predicted labels per row far from the truth's: the event model does not suit the
+    data, or the decision rule cuts in the wrong place."""
+
+
+def warn_cardinality(predicted, true, *, where, setting=None):
+    """A :class:`CardinalityWarning` when ``predicted`` labels per row are below a quarter
+    or above four times the ``true`` labels per row (``where`` says which rows)."""
+    if not (np.isfinite(predicted) and np.isfinite(true)) or true <= 0:
+        return
+    if true / 4 <= predicted <= 4 * true:
+        return
+    cause = f" with {setting}" if setting else ""
+    warnings.warn(
+        f"{where}: {predicted:.2f} labels per row predicted{cause}, {true:.2f} in truth; "
+        "likely cause: an event model that does not suit the data (e.g. the Gaussian on word "
+        "counts or 0/1 features) or the decision rule; try the defaults (events='tuned', "
+        "rule='tuned')",
+        CardinalityWarning,
+        stacklevel=3,
+    )
+
+
+def check_same_choice(estimator, other):
+    """Raise unless two fitted estimators use the same event model (settings chosen from
+    different data may differ: they cannot be merged)."""
+    mine, theirs = getattr(estimator, "events_", None), getattr(other, "events_", None)
+    if not same_params(mine, theirs):
+        raise ValueError(
+            f"cannot merge models with different event models ({mine!r} and {theirs!r}): "
+            "settings chosen on different rows may differ; fit every part with the same "
+            "settings, e.g. clone(model).set_params(**model.chosen_params_)"
+        )
 
 
 def probability(log_odds):

@@ -22,6 +22,7 @@ from ..base.validation import COUNT, LOG_ODDS_BOUND, check_label_matrix
 from ._base import NB_CONSTRAINTS, VOTING, MultiLabelEstimator
 from ._labels import binary_classes
 from ._sampling import chain_draws
+from ._tuned_events import choose_events, member_events
 from .binary_relevance import BinaryRelevance
 
 __all__ = ["BaggedBinaryRelevance"]
@@ -34,8 +35,10 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
     ----------
     n_estimators : int, default=10
         K, the number of members.
-    events : str or event model, default="gaussian"
-        Event model of the Naive Bayes members.
+    events : str or event model, default="tuned"
+        Event model of the Naive Bayes members; ``"tuned"``: the one
+        :class:`~mlnb.BinaryRelevance` chooses on the same rows by cross-validation (one
+        search by fold subtraction, ``events_`` after fit).
     sample_fraction : float, default=0.66
         Share of the rows each member sees: drawn without replacement, or with replacement
         (``bootstrap=True``, a bootstrap sample of that size).
@@ -80,7 +83,7 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         self,
         *,
         n_estimators=10,
-        events="gaussian",
+        events="tuned",
         sample_fraction=0.66,
         bootstrap=False,
         voting="hard",
@@ -134,6 +137,8 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         weight = None
         if sample_weight is not None:
             weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        if self.base_estimator is None:
+            choose_events(self, X, Y, weight)
         if memberships is None:
             memberships = self.memberships(X.shape[0], Y.shape[1])
         memberships = self._check_memberships(memberships, X.shape[0])
@@ -163,7 +168,10 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
     def _member(self):
         if self.base_estimator is None:
             return BinaryRelevance(
-                events=self.events, prior_alpha=self.prior_alpha, missing=self.missing
+                events=member_events(self),
+                rule="predict",  # the members vote with their own 0.5 rule
+                prior_alpha=self.prior_alpha,
+                missing=self.missing,
             )
         return BinaryRelevance(base_estimator=clone(self.base_estimator), missing=self.missing)
 

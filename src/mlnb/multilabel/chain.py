@@ -43,8 +43,15 @@ class ClassifierChain(AdditiveLabelNB):
 
     Parameters
     ----------
-    events : str or event model, default="gaussian"
-        Event model of the features (:mod:`mlnb.events`).
+    events : str or event model, default="tuned"
+        Event model of the features (:mod:`mlnb.events`); ``"tuned"``: chosen with its
+        smoothing by cross-validation on the training rows (see ``chosen_``).
+    rule : "tuned", "predict", a rule name or a rule object, default="tuned"
+        How label scores become label sets (NB path): ``"predict"``, the model's own;
+        a rule of :data:`mlnb.decision_rules.RULES` fitted to out-of-fold scores;
+        ``"tuned"``: the best of them by out-of-fold micro F1, kept only if it beats the
+        own ``predict`` by more than one standard error over the folds (see
+        :class:`~mlnb.BinaryRelevance`).
     order : None, "random" or array-like of shape (n_labels,), default=None
         Chain order fixed at fit time (None: 0, 1, ..., L-1). The NB path can predict in any
         other order with ``predict(X, order=...)``.
@@ -81,7 +88,7 @@ class ClassifierChain(AdditiveLabelNB):
     >>> from mlnb import ClassifierChain
     >>> X = np.array([[3, 0, 1], [2, 0, 0], [0, 4, 1], [0, 3, 2], [1, 1, 1]])
     >>> Y = np.array([[1, 0], [1, 0], [0, 1], [1, 1], [1, 1]])
-    >>> chain = ClassifierChain(events="multinomial").fit(X, Y)
+    >>> chain = ClassifierChain(events="multinomial", rule="predict").fit(X, Y)
     >>> chain.predict([[0, 5, 1]], order=[1, 0])
     array([[0, 1]])
     """
@@ -102,7 +109,8 @@ class ClassifierChain(AdditiveLabelNB):
     def __init__(
         self,
         *,
-        events="gaussian",
+        events="tuned",
+        rule="tuned",
         order=None,
         inference="greedy",
         beam_width=5,
@@ -115,6 +123,7 @@ class ClassifierChain(AdditiveLabelNB):
         missing="error",
     ):
         self.events = events
+        self.rule = rule
         self.order = order
         self.inference = inference
         self.beam_width = beam_width
@@ -203,7 +212,11 @@ class ClassifierChain(AdditiveLabelNB):
         )
 
     def predict(self, X, order=None):
-        """0/1 labels, shape (n_samples, n_labels); ``order`` overrides the fitted order."""
+        """0/1 labels, shape (n_samples, n_labels); ``order`` overrides the fitted order (and
+        then the chain's own inference decides, not the fitted rule)."""
+        decided = self._decided(X) if order is None and self.base_estimator is None else None
+        if decided is not None:
+            return decided
         return self._search(X, order, conditional=False)[0]
 
     def decision_function(self, X, order=None):

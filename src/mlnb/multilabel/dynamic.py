@@ -27,6 +27,7 @@ from ._inference import dynamic_greedy_search, greedy_search
 from ._labels import resolve_order
 from ._neighbourhood import divide_columns, feature_scale, validation_mask
 from ._orders import BETAS, is_local_f1, local_f1_orders, search_beta
+from ._tuned_events import choose_events
 
 __all__ = ["DynamicChain", "local_f1_orders"]
 
@@ -36,7 +37,10 @@ class DynamicChain(MultiLabelNB):
 
     Parameters
     ----------
-    events : str or event model, default="gaussian"
+    events : str or event model, default="tuned"
+        Event model of the Naive Bayes members; ``"tuned"``: the one
+        :class:`~mlnb.BinaryRelevance` chooses on the same rows by cross-validation (one
+        search by fold subtraction, ``events_`` after fit).
     beta : float or "auto", default="auto"
         Width of the fuzzy neighbourhood (eq. 13); "auto" picks the best of 1..10 by
         3-fold cross-validation on example-based F1 (the paper's procedure).
@@ -84,7 +88,7 @@ class DynamicChain(MultiLabelNB):
     def __init__(
         self,
         *,
-        events="gaussian",
+        events="tuned",
         beta="auto",
         validation_fraction=0.4,
         order="local_f1",
@@ -137,6 +141,7 @@ class DynamicChain(MultiLabelNB):
         for attribute in ("feature_stats_", "label_stats_", "n_labels_"):
             self.__dict__.pop(attribute, None)
         self._validate_params()
+        choose_events(self, X, Y, weight)
         events = self.event_model(X)
         # the statistics of the training part, from the X validated above (its feature
         # names kept): no second validation

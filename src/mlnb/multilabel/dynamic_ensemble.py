@@ -46,6 +46,7 @@ from ._labels import binary_classes, resolve_order
 from ._members import members_of
 from ._neighbourhood import fill_missing, validation_mask
 from ._orders import BETAS, is_local_f1, resolve_orders, search_beta
+from ._tuned_events import choose_events
 from ._weka_cfs import weka_cfs_masks
 
 #: Per-label feature selections by name: ``(X, Y, weights, max_features=, rng=) -> (L, d) mask``.
@@ -94,8 +95,10 @@ class DynamicChainEnsemble(MultiLabelNB):
         Members are Naive Bayes chains, or nearest-neighbour chains (Euclidean distance in the
         standardised input space extended by the decided labels, Trajdos and Kurzynski, eq. 10; a
         label's neighbours are its kept rows, its distance uses its selected features).
-    events : str or event model, default="gaussian"
-        Event model of the Naive Bayes members.
+    events : str or event model, default="tuned"
+        Event model of the Naive Bayes members; ``"tuned"``: the one
+        :class:`~mlnb.BinaryRelevance` chooses on the same rows by cross-validation (one
+        search by fold subtraction, ``events_`` after fit).
     n_neighbors : int or "auto", default="auto"
         R of the kNN members; "auto" picks it in 1, 3, ..., 11 by 3-fold cross-validation
         of binary relevance kNN, the chain's first step (one distance computation per fold
@@ -166,7 +169,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         *,
         n_chains=20,
         base="nb",
-        events="gaussian",
+        events="tuned",
         n_neighbors="auto",
         order="local_f1",
         sample_fraction=0.66,
@@ -252,6 +255,8 @@ class DynamicChainEnsemble(MultiLabelNB):
         Y = check_label_matrix(y, X.shape[0])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
+        if self.base == "nb":
+            choose_events(self, X, Y, weight)
         members = members_of(self)
         features, weight = members.start(X, Y, weight, sample_weight, rng, self.event_model)
         n_samples, n_labels = Y.shape

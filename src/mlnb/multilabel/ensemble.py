@@ -32,6 +32,7 @@ from ._inference import chain_search, stacked_layout, stacked_search
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._labels import binary_classes, extended_order
 from ._sampling import chain_draws, sample_memberships
+from ._tuned_events import choose_events
 from .chain import ClassifierChain
 
 __all__ = ["EnsembleClassifierChains"]
@@ -48,7 +49,10 @@ class EnsembleClassifierChains(MultiLabelNB):
     Parameters
     ----------
     n_chains : int, default=10
-    events : str or event model, default="gaussian"
+    events : str or event model, default="tuned"
+        Event model of the Naive Bayes members; ``"tuned"``: the one
+        :class:`~mlnb.BinaryRelevance` chooses on the same rows by cross-validation (one
+        search by fold subtraction, ``events_`` after fit).
     sample_fraction : float, default=0.66
         Share of the rows each chain sees: drawn without replacement, or with replacement
         (``bootstrap=True``, a bootstrap sample of that size).
@@ -86,7 +90,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         self,
         *,
         n_chains=10,
-        events="gaussian",
+        events="tuned",
         sample_fraction=0.66,
         bootstrap=False,
         inference="greedy",
@@ -169,6 +173,8 @@ class EnsembleClassifierChains(MultiLabelNB):
                 online=True,
             )
         # Groups: chain k's labels are k*L .. k*L+L-1; its sample (all its rows) is K*L+k.
+        if first_call:
+            choose_events(self, X, Y, weight)
         events = self.event_model(X if first_call else None)
         prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
         features = GroupStats.from_member_labels(

@@ -98,9 +98,15 @@ class IMLNB(AdditiveLabelNB):
 
     Parameters
     ----------
-    events : str or event model, default="gaussian"
-        Event model of the original features (:mod:`mlnb.events`): Gaussian as the paper,
-        or ``"multinomial"`` / ``"bernoulli"`` for bag-of-words data.
+    events : str or event model, default="tuned"
+        Event model of the original features (:mod:`mlnb.events`): ``"gaussian"`` as the
+        paper, ``"multinomial"`` / ``"bernoulli"`` for bag-of-words data; ``"tuned"``:
+        chosen with its smoothing by cross-validation on the training rows (``chosen_``).
+    rule : "tuned", "predict", a rule name or a rule object, default="tuned"
+        How the stage-2 scores become label sets: ``"predict"``, the paper's (stage-2
+        log-odds > 0); a rule of :data:`mlnb.decision_rules.RULES` fitted to out-of-fold
+        scores; ``"tuned"``: the best by out-of-fold micro F1, kept only if it beats
+        ``"predict"`` by more than one standard error (see :class:`~mlnb.BinaryRelevance`).
     threshold : float, default=0.5
         A label j becomes a feature of label k when ``r_kj > threshold`` (Chitra et al.: "the
         responses with correlation p > 0.5"); a threshold >= 1 selects nothing and gives
@@ -162,7 +168,7 @@ class IMLNB(AdditiveLabelNB):
     >>> from mlnb.multilabel.imlnb import IMLNB
     >>> X = np.array([[0.0, 1.0], [0.2, 1.1], [2.0, 0.1], [2.1, 0.0], [1.1, 0.4]])
     >>> Y = np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1], [0, 0, 1], [1, 0, 1]])
-    >>> model = IMLNB().fit(X, Y)
+    >>> model = IMLNB(events="gaussian", rule="predict").fit(X, Y)
     >>> model.selected_.astype(int)
     array([[0, 1, 1],
            [1, 0, 1],
@@ -177,7 +183,8 @@ class IMLNB(AdditiveLabelNB):
     def __init__(
         self,
         *,
-        events="gaussian",
+        events="tuned",
+        rule="tuned",
         threshold=0.5,
         correlation="absolute",
         fixed_point=False,
@@ -188,6 +195,7 @@ class IMLNB(AdditiveLabelNB):
         missing="error",
     ):
         self.events = events
+        self.rule = rule
         self.threshold = threshold
         self.correlation = correlation
         self.fixed_point = fixed_point
@@ -289,4 +297,7 @@ class IMLNB(AdditiveLabelNB):
 
     def predict(self, X):
         """0/1 prediction of every label, shape (n_samples, n_labels)."""
+        decided = self._decided(X)
+        if decided is not None:
+            return decided
         return self.predict_stages(X).labels

@@ -99,10 +99,17 @@ class NaiBX(AdditiveLabelNB):
 
     Parameters
     ----------
-    events : str or event model, default="gaussian"
+    events : str or event model, default="tuned"
         Event model of the features, shared by ``p(x | y)`` and ``p(x | m)``
         (:mod:`mlnb.events`): ``"gaussian"`` for continuous data, ``"bernoulli"`` for a
-        binary bag of words, ``"multinomial"`` for counts, or a ``"bayesian_*"`` model.
+        binary bag of words, ``"multinomial"`` for counts, or a ``"bayesian_*"`` model;
+        ``"tuned"``: chosen with its smoothing by cross-validation on the training rows.
+    rule : "tuned", "predict", a rule name or a rule object, default="tuned"
+        ``"predict"``: the size cascade (the paper's); a rule of
+        :data:`mlnb.decision_rules.RULES` fitted to out-of-fold scores
+        (:meth:`decision_function`); ``"tuned"``: the best of them and the cascade by
+        out-of-fold micro F1, the cascade kept unless a rule beats it by more than one
+        standard error over the folds (see ``chosen_``).
     fixed_size : int or None, default=None
         If given, every predicted set has this size and no size predictor is built (the
         power-plant task: choose m of K items). Must not exceed the number of labels.
@@ -167,7 +174,7 @@ class NaiBX(AdditiveLabelNB):
     >>> from mlnb.multilabel.naibx import NaiBX
     >>> X = np.array([[0.0], [0.2], [1.0], [1.2], [2.0], [2.2]])
     >>> Y = np.array([[1, 0, 0], [1, 0, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 1, 1]])
-    >>> model = NaiBX().fit(X, Y)
+    >>> model = NaiBX(events="gaussian", rule="predict").fit(X, Y)
     >>> model.predict_size([[0.1], [2.1]])
     array([1, 2])
     >>> model.predict([[0.1], [2.1]])
@@ -189,8 +196,11 @@ class NaiBX(AdditiveLabelNB):
         "fixed_size": [Integers(0, None, closed="left"), None],
     }
 
-    def __init__(self, *, events="gaussian", fixed_size=None, prior_alpha=1.0, missing="error"):
+    def __init__(
+        self, *, events="tuned", rule="tuned", fixed_size=None, prior_alpha=1.0, missing="error"
+    ):
         self.events = events
+        self.rule = rule
         self.fixed_size = fixed_size
         self.prior_alpha = prior_alpha
         self.missing = missing
@@ -302,6 +312,7 @@ class NaiBX(AdditiveLabelNB):
         self.n_features_in_ = int(n_features)
         own = {k: None if v is None else v.copy() for k, v in stats.parts.items()}
         self._install_statistics(own, events)  # copies: _learn_one adds in place
+        self.rule_ = self._given_rule()
         return self
 
     def _check_alpha(self):
@@ -567,8 +578,12 @@ class NaiBX(AdditiveLabelNB):
         Returns
         -------
         ndarray of shape (n_samples, n_labels)
-            0/1 indicator of the predicted sets.
+            0/1 indicator of the predicted sets (of the fitted ``rule_`` when it is not
+            the cascade and no ``sizes`` are given).
         """
+        decided = self._decided(X) if sizes is None else None
+        if decided is not None:
+            return decided
         return self._cascade(X, sizes, with_proba=False)[3].astype(int)
 
     def predict_proba(self, X):

@@ -54,6 +54,7 @@ from ._neighbourhood import (
     squared_distances,
     validation_mask,
 )
+from ._tuned_events import choose_events, member_events
 from .chain import ClassifierChain
 from .dynamic_ensemble import DynamicChainEnsemble
 from .knn_chain import KNNChain
@@ -99,8 +100,11 @@ class _ValidatedOrders(MultiLabelEstimator):
         elif self.base == "knn":
             chain = KNNChain(n_neighbors=self.chain_neighbors, random_state=rng.randint(2**31 - 1))
         else:
+            if self.base == "nb":
+                choose_events(self, X, Y)
             chain = ClassifierChain(
-                events=self.events,
+                events=member_events(self),
+                rule="predict",  # the pool's orders are scored with the chain's own
                 prior_alpha=self.prior_alpha,
                 label_alpha=self.label_alpha,
                 missing=self.missing,
@@ -219,7 +223,7 @@ class OOCC(_ValidatedOrders):
         n_neighbors=5,
         base="nb",
         chain_neighbors="auto",
-        events="gaussian",
+        events="tuned",
         prior_alpha=0.0,
         label_alpha=1.0,
         max_imbalance=20.0,
@@ -366,7 +370,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         mutation_rate=0.2,
         base="nb",
         chain_neighbors="auto",
-        events="gaussian",
+        events="tuned",
         prior_alpha=0.0,
         label_alpha=1.0,
         max_imbalance=20.0,

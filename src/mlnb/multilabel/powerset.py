@@ -30,6 +30,7 @@ from ._base import (
 )
 from ._generic import check_nb_path, fit_multiclass, multiclass_predictions
 from ._labels import binary_classes
+from ._tuned_events import choose_events
 
 __all__ = ["RAkEL", "LabelPowerset"]
 
@@ -100,6 +101,8 @@ class _PowersetEnsemble(MultiLabelEstimator):
         Y = check_label_matrix(Y, X.shape[0])
         new_labels = 0 if first_call else count_new_labels(self, Y.shape[1])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        if first_call:
+            choose_events(self, X, Y, weight)
         events = self.event_model(X if first_call else None)
         prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
         if first_call:
@@ -244,7 +247,10 @@ class LabelPowerset(_PowersetEnsemble):
 
     Parameters
     ----------
-    events : str or event model, default="gaussian"
+    events : str or event model, default="tuned"
+        Event model of the Naive Bayes members; ``"tuned"``: the one
+        :class:`~mlnb.BinaryRelevance` chooses on the same rows by cross-validation (one
+        search by fold subtraction, ``events_`` after fit).
     prior_alpha : float, default=0.0
         Pseudo-count of each label-set class in the class prior.
     base_estimator : classifier or None, default=None
@@ -257,7 +263,7 @@ class LabelPowerset(_PowersetEnsemble):
     threshold = 0.5
     random_state = None
 
-    def __init__(self, *, events="gaussian", prior_alpha=0.0, base_estimator=None, missing="error"):
+    def __init__(self, *, events="tuned", prior_alpha=0.0, base_estimator=None, missing="error"):
         self.events = events
         self.prior_alpha = prior_alpha
         self.base_estimator = base_estimator
@@ -309,7 +315,7 @@ class RAkEL(_PowersetEnsemble):
         n_subsets=10,
         mode="overlapping",
         threshold=0.5,
-        events="gaussian",
+        events="tuned",
         prior_alpha=0.0,
         base_estimator=None,
         random_state=None,

@@ -10,9 +10,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..base import is_additive
+from ..multilabel import candidate_events
 
 __all__ = ["LABEL_GRID", "WEAK_LABELS", "auto_stages", "default_param_grid", "event_grid"]
 
@@ -32,40 +31,10 @@ LABEL_GRID = [{"label_prior": "uniform", "label_alpha": 1.0}] + [
 
 
 def event_grid(X):
-    """The event models and smoothings that ``param_grid="auto"`` searches for rows X.
-
-    Non-negative data (counts, 0/1 words): multinomial and Bernoulli with alpha in 1, 0.1
-    and 0.01, their Bayesian versions (Xu 2018) and the Gaussian; data with negative
-    values: the Gaussian with three variance floors and the Bayesian (Normal-Gamma) one.
-    Dense data adds Weka's discretised Gaussian (its precision from X). The complement
-    model is left out: with two classes per label it gives the multinomial's log-odds. The
-    categorical model is left out too: its layout holds the codes seen in training, so a new
-    row with a larger value (a count of 16 where training saw at most 15) cannot be scored;
-    choose it by name for features that are category codes. Returns a list of
-    ``{"events": model}``.
-    """
-    from ..events import (
-        BayesianBernoulli,
-        BayesianGaussian,
-        BayesianMultinomial,
-        Bernoulli,
-        DiscretisedGaussian,
-        Gaussian,
-        Multinomial,
-    )
-    from ..events.discretised import weka_precision
-
-    sparse = hasattr(X, "tocsr")
-    values = X.data if sparse else np.asarray(X, dtype=np.float64)
-    if values.size and np.nanmin(values) < 0:
-        models = [Gaussian(var_smoothing=v) for v in (1e-9, 1e-3, 1e-2)] + [BayesianGaussian()]
-    else:
-        models = [Multinomial(alpha=a) for a in (1.0, 0.1, 0.01)] + [BayesianMultinomial()]
-        models += [Bernoulli(alpha=a) for a in (1.0, 0.1, 0.01)] + [BayesianBernoulli()]
-        models += [Gaussian()]
-    if not sparse and values.size:
-        models.append(DiscretisedGaussian(precision=weka_precision(values)))
-    return [{"events": model} for model in models]
+    """The event models and smoothings that ``param_grid="auto"`` searches for rows X: those
+    that a multi-label estimator at ``events="tuned"`` tries
+    (:func:`mlnb.multilabel.candidate_events`), as a list of ``{"events": model}``."""
+    return [{"events": model} for model in candidate_events(X)]
 
 
 def auto_stages(estimator, X):

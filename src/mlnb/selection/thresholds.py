@@ -37,6 +37,7 @@ from ..base.additive import FoldStatistics, check_partition, is_additive
 from ..base.validation import Integers, check_label_matrix
 from ..decision_rules import RULES, Threshold, make_rule
 from ..metrics import set_scorer
+from ..multilabel import TUNED, finite_scores
 from .grids import auto_stages
 
 __all__ = ["OWN_RULE", "TunedThresholdsCV", "label_scores", "scoring_function"]
@@ -58,13 +59,14 @@ def label_scores(model, X):
     """Monotone, finite label scores of a fitted multi-label model, (n_samples, n_labels).
 
     ``decision_function`` if the model has one (mlnb's give log-odds), else
-    ``predict_log_odds``, else the log-odds of ``predict_proba`` (probabilities of exactly 0
-    or 1 at -745 / +745, beyond any log-odds of a double).
+    ``predict_log_odds``: finite scores as they are, +-inf (a constant label) bounded
+    beyond them (:func:`mlnb.multilabel.finite_scores`), so that scores tie only where the
+    model ties them. Else the log-odds of ``predict_proba`` (probabilities of exactly 0 or 1
+    at -745 / +745, beyond any log-odds of a double).
     """
     for method in ("decision_function", "predict_log_odds"):
         if callable(getattr(model, method, None)):
-            scores = np.asarray(getattr(model, method)(X), dtype=np.float64)
-            return np.clip(scores, -_SATURATED, _SATURATED)
+            return finite_scores(getattr(model, method)(X))
     proba = model.predict_proba(X)
     if isinstance(proba, list):  # one (n x 2) array per label (scikit-learn's multi-output)
         proba = np.column_stack([np.asarray(p)[:, -1] for p in proba])
@@ -188,6 +190,8 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         """The grids searched one after the other, each around the best value so far:
         the given grid, or for "auto" those of :func:`~mlnb.selection.grids.auto_stages`."""
         if self.param_grid is None:
+            if self._tunes_events():
+                return auto_stages(self.estimator, X)  # the event models the estimator tries
             return [[{}]]
         if isinstance(self.param_grid, str):
             if self.param_grid != "auto":
@@ -286,6 +290,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         folds = None if fixed else self._folds(Y.shape[0])
         own = self._auto() and callable(getattr(self.estimator, "predict", None))
         rows, best, shared, baseline = {"params": [], "strategy": [], "score": []}, None, {}, None
+        given = {}  # the parameters of the estimator's own predict (the baseline)
         for stage in stages:
             grid = [{**(best[1] if best else {}), **params} for params in stage]
             # a given threshold learns nothing: no out-of-fold scores (NaN in the results)
@@ -309,8 +314,10 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
                         best = (value, params, name, rule, result, predicted)
         if own:
             if baseline is None:  # the estimator as given was not in the grid
-                baseline = next(self._grid_scores(X, Y, folds, [{}], shared, predict=True))
-            rows["params"].append({})
+                # (at events="tuned": the plainest event model it would try)
+                given = stages[0][0] if self._tunes_events() else {}
+                baseline = next(self._grid_scores(X, Y, folds, [given], shared, predict=True))
+            rows["params"].append(given)
             rows["strategy"].append(OWN_RULE)
             rows["score"].append(float(score(truth, baseline.predictions)))
             gains = [
@@ -318,7 +325,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
                 for test in folds
             ]
             if not np.mean(gains) > np.std(gains, ddof=1) / np.sqrt(len(gains)):
-                best = (rows["score"][-1], {}, OWN_RULE, None, baseline, None)
+                best = (rows["score"][-1], given, OWN_RULE, None, baseline, None)
         _, params, name, rule, result, _ = best
         self.cv_results_ = {**rows, "score": np.array(rows["score"])}
         self.best_params_ = params
@@ -334,6 +341,10 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
             self.estimator_ = estimator.fit(X, truth)
         self.n_features_in_ = getattr(self.estimator_, "n_features_in_", None)
         return self
+
+    def _tunes_events(self):
+        events = getattr(self.estimator, "events", None)
+        return isinstance(events, str) and events == TUNED and is_additive(self.estimator)
 
     def _auto(self):
         return isinstance(self.strategy, str) and self.strategy == "auto"

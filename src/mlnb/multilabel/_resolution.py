@@ -1,0 +1,253 @@
+"""Settings chosen from the data: what a multi-label estimator does at its defaults.
+
+At ``events="tuned"`` and ``rule="tuned"`` an additive multi-label estimator chooses its
+event model (with its smoothing) and its decision rule from its training rows, by
+cross-validation that costs one statistics pass over the data per kind of statistics
+(a handful of fits) plus the scoring of every row once per candidate:
+
+1. the rows are cut into folds; the statistics of every fold are computed once
+   (:class:`~mlnb.base.additive.FoldStatistics`) and each fold's model is *total minus fold*;
+2. every candidate event model scores the rows of each fold with the model that did not see
+   them (out-of-fold log-odds); candidates whose statistics agree (the smoothings of one
+   event model) share the pass;
+3. every candidate is tried with every rule of :mod:`mlnb.decision_rules` fitted to its
+   out-of-fold scores, and with the model's own ``predict``, by out-of-fold micro F1;
+4. the plainest setting (the first candidate, the data type's natural event model, with the
+   model's own 0.5 rule) is kept unless the best one beats it by more than one standard
+   error of their difference over the folds (Breiman et al. 1984's one-standard-error rule);
+5. the model of all rows follows from the total statistics (no further pass).
+
+Written here rather than with :class:`~mlnb.selection.TunedThresholdsCV` (which searches
+any grid for any estimator, and lives above the estimators) because it is the estimators'
+own fit; the two search the same event models (:func:`candidate_events`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.model_selection import KFold
+
+from ..base.additive import FoldStatistics
+from ..decision_rules import RULES, make_rule
+from ..events.auto import TUNED
+from ..metrics import set_scorer
+
+__all__ = [
+    "OWN_RULE",
+    "TUNED",
+    "Resolution",
+    "candidate_events",
+    "chooses_settings",
+    "finite_scores",
+    "resolve_settings",
+    "with_chosen_settings",
+]
+
+#: ``rule="predict"``: the estimator's own decision (the 0.5 rule for most).
+OWN_RULE = "predict"
+#: The bound of an infinite log-odds (a constant label): beyond every finite log-odds a
+#: model gives, and far from overflow when two are averaged.
+INFINITE_SCORE = 1e300
+#: Data with at least this share of non-zero entries (stored dense or sparse) also try
+#: Weka's discretised Gaussian; it scores every stored entry with two normal tail
+#: probabilities per label, too slow for sparse text, where it does not win.
+DENSE_SHARE = 0.25
+#: Folds of the search.
+N_FOLDS = 5
+
+
+class Resolution(NamedTuple):
+    """What :func:`resolve_settings` chose, and the evidence.
+
+    ``events``: the event model; ``rule``: the fitted rule (None: the model's own
+    ``predict``); ``rule_name``; ``total``: the statistics of all rows under ``events``;
+    ``results``: the out-of-fold micro F1 of every (event model, rule) tried, as
+    ``{events repr: {rule name: score}}``; ``predicted_cardinality`` and
+    ``true_cardinality``: labels per row predicted out of fold by the choice, and in truth.
+    """
+
+    events: object
+    rule: object
+    rule_name: str
+    total: object
+    results: dict
+    predicted_cardinality: float
+    true_cardinality: float
+
+
+def candidate_events(X):
+    """The event models a search tries for rows X, the data type's natural one first.
+
+    Non-negative data (word counts, 0/1 indicators, non-negative measurements): multinomial
+    and Bernoulli with alpha 1, 0.1 and 0.01 and their Bayesian versions (Xu 2018; the
+    smoothings of one model share one statistics pass), and the Gaussian. Data with negative
+    values: the Gaussian with variance floors 1e-9 (scikit-learn's), 1e-3 and 1e-2 of the
+    largest variance, and its Bayesian version. Data with at least :data:`DENSE_SHARE`
+    non-zero entries add Weka's discretised Gaussian (John and Langley 1995). The list
+    depends on the values, not on how X is stored (dense or sparse). Left out: the
+    complement model (with two classes per label it gives the multinomial's log-odds) and
+    the categorical model (its table holds only the codes seen in training); give them by
+    name.
+    """
+    from ..events import (
+        BayesianBernoulli,
+        BayesianGaussian,
+        BayesianMultinomial,
+        Bernoulli,
+        DiscretisedGaussian,
+        Gaussian,
+        Multinomial,
+    )
+    from ..events.discretised import weka_precision
+
+    sparse = hasattr(X, "tocsr")
+    values = X.data if sparse else np.asarray(X, dtype=np.float64)
+    finite = values[np.isfinite(values)] if values.size else values
+    if finite.size and finite.min() < 0:
+        models = [Gaussian(var_smoothing=v) for v in (1e-9, 1e-3, 1e-2)] + [BayesianGaussian()]
+    else:
+        models = [Multinomial(alpha=a) for a in (1.0, 0.1, 0.01)] + [BayesianMultinomial()]
+        models += [Bernoulli(alpha=a) for a in (1.0, 0.1, 0.01)] + [BayesianBernoulli()]
+        models += [Gaussian()]
+    n_entries = X.shape[0] * X.shape[1]
+    stored = X.nnz if sparse else np.count_nonzero(values)
+    if n_entries and stored >= DENSE_SHARE * n_entries:  # whatever the storage
+        dense = X.toarray() if sparse else values
+        models.append(DiscretisedGaussian(precision=weka_precision(dense)))
+    return models
+
+
+def chooses_settings(estimator):
+    """Whether fitting ``estimator`` chooses settings from the data (a parameter at
+    ``"tuned"``): then two fits on different rows may choose differently."""
+    params = estimator.get_params(deep=False).values()
+    return any(isinstance(value, str) and value == TUNED for value in params)
+
+
+def with_chosen_settings(estimator, fitted):
+    """A clone of ``estimator`` with the settings ``fitted`` (a fitted clone of it) chose
+    given explicitly (its ``chosen_params_``): every fit of it makes the same choice, so
+    that models of different rows merge. Used by the Dask and forgetting wrappers, which
+    choose on the first batch or partition."""
+    return clone(estimator).set_params(**getattr(fitted, "chosen_params_", {}))
+
+
+def finite_scores(scores):
+    """Label scores with +-inf (constant labels) bounded at +-:data:`INFINITE_SCORE`; every
+    finite score as it is, so that scores tie only where the model ties them."""
+    scores = np.asarray(scores, dtype=np.float64)
+    return np.clip(scores, -INFINITE_SCORE, INFINITE_SCORE)
+
+
+def _folds(n_samples, random_state):
+    n_folds = min(N_FOLDS, n_samples)
+    split = KFold(n_folds, shuffle=True, random_state=random_state)
+    return [test for _, test in split.split(np.zeros((n_samples, 1)))]
+
+
+def _rule_name(rule):
+    return rule if isinstance(rule, str) else type(rule).__name__
+
+
+class _Candidate(NamedTuple):
+    events: object
+    scores: np.ndarray  # out-of-fold label scores, (n x L)
+    own: np.ndarray  # out-of-fold own predictions, (n x L)
+    engine: object
+
+
+def _out_of_fold(template, candidates, X, Y, folds, weight):
+    """Each candidate's out-of-fold scores and own predictions, one statistics pass per
+    kind of statistics (a generator, in the candidates' order)."""
+    engines = {}
+    sign_rule = getattr(template, "_predicts_by_sign", False)
+    for events in candidates:
+        model = clone(template).set_params(events=events)
+        key = repr(model.statistics_key())
+        if key not in engines:
+            engines[key] = FoldStatistics(model, X, Y, folds, sample_weight=weight)
+        engine = engines[key]
+        scores = np.empty(Y.shape)
+        own = np.empty(Y.shape, dtype=np.int8)
+        for test, fitted in zip(folds, engine.models(model), strict=True):
+            part = X[test]
+            scores[test] = finite_scores(fitted.decision_function(part))
+            # the 0.5 rule needs no second pass over the rows
+            own[test] = scores[test] > 0 if sign_rule else fitted.predict(part)
+        yield _Candidate(events, scores, own, engine)
+
+
+def _fold_scores(score, truth, predicted, folds):
+    return np.array([score(truth[test], predicted[test]) for test in folds])
+
+
+def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=None):
+    """Choose an additive multi-label estimator's event model and rule from rows X, Y.
+
+    Parameters
+    ----------
+    estimator : additive multi-label estimator (its other parameters are kept)
+    X : validated rows (the estimator's validation has run)
+    Y : sparse label matrix
+    sample_weight : ndarray or None
+    events : event model or None
+        The event model to keep (None: search :func:`candidate_events`).
+    rule : str, rule object or None
+        The rule to fit out of fold (None: search every rule and the own ``predict``).
+
+    Returns
+    -------
+    Resolution
+    """
+    score = set_scorer("f1_micro")
+    truth = Y.toarray()
+    n_samples = truth.shape[0]
+    candidates = [events] if events is not None else candidate_events(X)
+    template = clone(estimator)
+    if "rule" in template.get_params():
+        template.set_params(rule=OWN_RULE)
+    if n_samples < 2:  # nothing to cross-validate: the plainest setting
+        total = (
+            clone(template).set_params(events=candidates[0]).batch_statistics(X, Y, sample_weight)
+        )
+        return Resolution(candidates[0], None, OWN_RULE, total, {}, np.nan, np.nan)
+    folds = _folds(n_samples, getattr(estimator, "random_state", None) or 0)
+    rules = (
+        {name: make_rule(name) for name in RULES}
+        if rule is None
+        else ({} if rule == OWN_RULE else {_rule_name(rule): make_rule(rule)})
+    )
+    with_own = rule is None or rule == OWN_RULE
+
+    best, results, plain = None, {}, None  # best: (score, candidate, rule, fitted, labels)
+    for candidate in _out_of_fold(template, candidates, X, Y, folds, sample_weight):
+        plain = candidate if plain is None else plain
+        options = [(OWN_RULE, None, candidate.own)] if with_own else []
+        for name, unfitted in rules.items():
+            fitted = clone(unfitted).fit(candidate.scores, truth)
+            options.append((name, fitted, fitted.predict(candidate.scores)))
+        for name, fitted, predicted in options:
+            value = float(score(truth, predicted))
+            results.setdefault(repr(candidate.events), {})[name] = value
+            if best is None or value > best[0]:
+                best = (value, candidate, name, fitted, predicted)
+    _, candidate, name, fitted, predicted = best
+    if with_own and (candidate is not plain or name != OWN_RULE):
+        gains = _fold_scores(score, truth, predicted, folds) - _fold_scores(
+            score, truth, plain.own, folds
+        )
+        standard_error = np.std(gains, ddof=1) / np.sqrt(len(gains)) if len(gains) > 1 else 0
+        if not np.mean(gains) > standard_error:
+            candidate, name, fitted, predicted = plain, OWN_RULE, None, plain.own
+    return Resolution(
+        events=candidate.events,
+        rule=fitted,
+        rule_name=name,
+        total=candidate.engine.total,
+        results=results,
+        predicted_cardinality=float(predicted.sum(axis=1).mean()),
+        true_cardinality=float(truth.sum(axis=1).mean()),
+    )

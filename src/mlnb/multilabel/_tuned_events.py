@@ -1,0 +1,42 @@
+"""``events="tuned"`` for the multi-label estimators that are refitted, not subtracted.
+
+Ensembles, dynamic chains and label powersets see samples or splits of their rows, so their
+own cross-validation would refit them per fold. At ``events="tuned"`` they take the event
+model that binary relevance chooses on the same rows by fold subtraction
+(:func:`~mlnb.multilabel._resolution.resolve_settings`: one statistics pass per kind of
+statistics), a per-label Naive Bayes whose event model suits the same features.
+"""
+
+from __future__ import annotations
+
+from ..base.validation import check_label_matrix
+from ..events.auto import TUNED
+from ._resolution import resolve_settings
+from .binary_relevance import BinaryRelevance
+
+__all__ = ["choose_events", "member_events"]
+
+
+def choose_events(estimator, X, Y, sample_weight=None):
+    """Set ``estimator.events_`` to the event model of its ``events`` on rows X, Y.
+
+    At ``events="tuned"``: the one binary relevance chooses (with its smoothing and
+    decision rule, the rule not kept); otherwise nothing is done (the estimator's own fit
+    makes the model ``events`` names). X: validated rows; Y: sparse label matrix.
+    """
+    if not _tuned(estimator):
+        return
+    Y = check_label_matrix(Y, X.shape[0], sparse=True)
+    template = BinaryRelevance(missing=getattr(estimator, "missing", "error"))
+    estimator.events_ = resolve_settings(template, X, Y, sample_weight=sample_weight).events
+    estimator.chosen_params_ = {"events": estimator.events_}
+
+
+def member_events(estimator):
+    """The ``events`` to give an ensemble's members: the chosen ``events_`` at
+    ``events="tuned"`` (after :func:`choose_events`), else ``events`` as given."""
+    return estimator.events_ if _tuned(estimator) else estimator.events
+
+
+def _tuned(estimator):
+    return isinstance(estimator.events, str) and estimator.events == TUNED
