@@ -60,6 +60,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from .base import adopt_state, check_online, takes_classes
+from .multilabel import chooses_settings, with_chosen_settings
 
 __all__ = ["fit", "fit_delayed", "predict", "predict_log_proba", "predict_proba", "tree_merge"]
 
@@ -203,11 +204,24 @@ def fit_delayed(estimator, X, y=None, *, classes=None, sample_weight=None, split
     if takes_classes(estimator):
         kwargs["classes"] = _unique(y) if classes is None else np.unique(np.asarray(classes))
     template = clone(estimator)
+    if chooses_settings(template):
+        template = _settings_of_first_partition(template, X_parts, y_parts, w_parts, kwargs)
     models = [
         dask.delayed(_fit_partition)(template, x, t, w, kwargs)
         for x, t, w in zip(X_parts, y_parts, w_parts, strict=True)
     ]
     return tree_merge(models, split_every)
+
+
+def _settings_of_first_partition(template, X_parts, y_parts, w_parts, kwargs):
+    """The estimator with the settings it chooses from the data (``events="tuned"``, ...)
+    chosen on the first non-empty partition (computed now) and given explicitly, so that
+    every partition's model is of the same settings and they merge."""
+    for x, t, w in zip(X_parts, y_parts, w_parts, strict=True):
+        first = dask.compute(dask.delayed(_fit_partition)(template, x, t, w, kwargs))[0]
+        if first is not None:
+            return with_chosen_settings(template, first)
+    return template
 
 
 def fit(estimator, X, y=None, *, classes=None, sample_weight=None, split_every=2):
@@ -218,7 +232,9 @@ def fit(estimator, X, y=None, *, classes=None, sample_weight=None, split_every=2
     estimator : estimator with ``partial_fit`` and ``merge``
         Any mlnb Naive Bayes estimator (single-label classifiers, BinaryRelevance,
         ClassifierChain, EnsembleClassifierChains, NaiBX, IMLNB, on their Naive Bayes path).
-        Fitted in place (its earlier state is discarded) and returned.
+        Fitted in place (its earlier state is discarded) and returned. Settings it chooses
+        from the data (``events="tuned"``, ``rule="tuned"``) are chosen on the first
+        non-empty partition (computed first) and used for every partition.
     X : dask array or dask DataFrame of shape (n_samples, n_features)
         Dense or sparse (``scipy.sparse`` blocks) arrays; any chunking of the columns.
     y : dask array, dask Series/DataFrame, ndarray, or column name(s) of X

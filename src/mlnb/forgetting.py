@@ -30,6 +30,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .base import Integers, is_additive, takes_classes
+from .multilabel import chooses_settings, with_chosen_settings
 
 __all__ = ["ExponentialForgetting", "SlidingWindow"]
 
@@ -43,7 +44,7 @@ class _Forgetting(MetaEstimatorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None, classes=None):
         """Forget everything, then learn ``(X, y)`` as one batch. Returns self."""
-        for name in ("statistics_", "batches_", "estimator_", "classes_"):
+        for name in ("statistics_", "batches_", "estimator_", "classes_", "settings_"):
             self.__dict__.pop(name, None)
         return self.partial_fit(X, y, sample_weight=sample_weight, classes=classes)
 
@@ -54,6 +55,14 @@ class _Forgetting(MetaEstimatorMixin, BaseEstimator):
                 f"{type(estimator).__name__} has no statistics protocol (batch_statistics and "
                 "from_statistics, with no base_estimator): forgetting needs additive statistics"
             )
+        if not hasattr(self, "settings_"):
+            # settings chosen from the data (events="tuned", ...) are chosen on the first
+            # batch and kept: every batch's statistics then belong to one model
+            self.settings_ = estimator
+            if chooses_settings(estimator):
+                first = clone(estimator).fit(X, y, sample_weight=sample_weight)
+                self.settings_ = with_chosen_settings(estimator, first)
+        estimator = self.settings_
         if takes_classes(estimator):
             if not hasattr(self, "classes_"):
                 if classes is None:
@@ -78,7 +87,7 @@ class _Forgetting(MetaEstimatorMixin, BaseEstimator):
 
     def _install(self):
         """The model of the current statistics, as ``estimator_``."""
-        model = clone(self.estimator)
+        model = clone(self.settings_)
         options = {"classes": self.classes_} if hasattr(self, "classes_") else {}
         self.estimator_ = model.from_statistics(self.statistics_.copy(deep=False), **options)
         self.n_features_in_ = getattr(self.estimator_, "n_features_in_", None)
@@ -109,6 +118,8 @@ class SlidingWindow(_Forgetting):
     ----------
     estimator : estimator with the statistics protocol
         E.g. ``BinaryRelevance(events="multinomial")`` or ``NaiBX()``; not changed.
+        Settings it chooses from the data (``events="tuned"``, ``rule="tuned"``) are
+        chosen on the first batch and kept (``settings_``: the estimator with them given).
     window : int, default=10
         Batches in the window.
 
