@@ -38,7 +38,7 @@ from ._models import fit, predict
 from ._models import make_estimator as _estimator  # noqa: F401
 from ._options import METRIC_SET_NAMES  # noqa: F401
 from ._showcase import bench, demo
-from ._terminal import Failure, Progress, version  # noqa: F401
+from ._terminal import Failure, Progress, one_line_warnings, version  # noqa: F401
 
 __all__ = ["main"]
 
@@ -73,6 +73,7 @@ def main():
       mlnb compare                      # the built-in default, on generated data
       mlnb demo                         # single-label classifiers on generated counts
     """
+    one_line_warnings()
 
 
 for _command in (datasets, fit, predict, evaluate, compare, bench, demo):

@@ -33,12 +33,12 @@ def run_bench(*, quick=False, progress=None):
     cases = [
         (
             "BR-NB fit+predict",
-            lambda: BinaryRelevance(events="multinomial").fit(X, Y).predict(X),
+            lambda: BinaryRelevance(events="multinomial", rule="predict").fit(X, Y).predict(X),
             lambda: OneVsRestClassifier(sk_nb.MultinomialNB()).fit(X, Y).predict(X),
         ),
         (
             "CC-NB fit+predict",
-            lambda: ClassifierChain(events="multinomial").fit(X, Y).predict(X),
+            lambda: ClassifierChain(events="multinomial", rule="predict").fit(X, Y).predict(X),
             lambda: SkChain(sk_nb.MultinomialNB()).fit(X, Y).predict(X),
         ),
     ]

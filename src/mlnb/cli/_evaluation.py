@@ -73,16 +73,19 @@ def cv_scores(
     ``metrics``: the names of :func:`metric_names` (None: the default criteria);
     ``progress``: called after each fold, as :func:`~mlnb.evaluation.cross_validate` says;
     ``log``: receives a line saying what a tuned method chose on the folds. A
-    :class:`~mlnb.evaluation.DegeneratePredictionWarning` is printed as one line naming
-    ``method`` and the data set.
+    :class:`~mlnb.evaluation.DegeneratePredictionWarning` or
+    :class:`~mlnb.multilabel.CardinalityWarning` is printed as one line naming ``method``
+    and the data set.
     """
     from ..evaluation import DegeneratePredictionWarning, cross_validate
+    from ..multilabel import CardinalityWarning
 
     X, y = xy(data)
     options = {"cv": folds, "random_state": seed, "stratify": "iterative" if stratify else None}
     options["progress"] = progress
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DegeneratePredictionWarning)
+        warnings.simplefilter("always", CardinalityWarning)
         if not is_text(data):
             folds_result = cross_validate(estimator, X, y, metrics=metrics, **options)
             result = folds_result.mean()
@@ -90,9 +93,12 @@ def cv_scores(
                 log(f"{method} on {data.name} chose: {_choices_in_words(folds_result.choices)}")
         else:
             result = _text_scores(estimator, X, y, metrics, options)
+    said = set()
     for warning in caught:
-        if issubclass(warning.category, DegeneratePredictionWarning):
-            click.echo(f"warning: {method} on {data.name}: {warning.message}", err=True)
+        if issubclass(warning.category, (DegeneratePredictionWarning, CardinalityWarning)):
+            if warning.category not in said:  # one line per kind (each fold's fit warns)
+                click.echo(f"warning: {method} on {data.name}: {warning.message}", err=True)
+            said.add(warning.category)
         else:
             warnings.showwarning(
                 warning.message, warning.category, warning.filename, warning.lineno

@@ -13,8 +13,6 @@ import inspect
 import re
 from numbers import Integral, Real
 
-import scipy.sparse as sp
-
 __all__ = [
     "METHODS",
     "build",
@@ -180,11 +178,12 @@ def parse_params(pairs):
 
 
 def build(name, X=None, params=None, *, random_state=0):
-    """The estimator called ``name``, with ``params``; events default to the data's kind.
+    """The estimator called ``name``, with ``params`` (the rest at the estimator's defaults).
 
-    Sparse, non-negative data (bags of words) get the multinomial event model, other data
-    the Gaussian one, unless ``params`` says otherwise. ``X`` may be None for methods
-    without an ``events`` parameter (the single-label classifiers).
+    The command adds no rule of its own: a multi-label method's event model is what the
+    estimator chooses at its defaults (``events="tuned"``: by cross-validation on the
+    training rows), so the command and ``Method()`` in Python give the same model. ``X`` is
+    not used (kept for the callers).
     """
     if name not in METHODS:
         raise ValueError(f"unknown method {name!r}; known methods: {', '.join(METHODS)}")
@@ -198,17 +197,10 @@ def build(name, X=None, params=None, *, random_state=0):
     }
     estimator = estimator_class(name)(**fixed)
     defaults = {}
-    events_key = next(
-        (key for key in ("events", "estimator__events") if key in estimator.get_params()), None
-    )
     named = bool({"events", "estimator__events"} & set(params or {}))
     if "param_grid" in estimator.get_params() and not named:
         # a tuned method without a named event model chooses it with its decision rule
         defaults["param_grid"] = "auto"
-    elif events_key is not None and X is not None:
-        values = X.data if sp.issparse(X) else X
-        counts = sp.issparse(X) and (values.size == 0 or values.min() >= 0)
-        defaults[events_key] = "multinomial" if counts else "gaussian"
     if "random_state" in estimator.get_params():
         defaults["random_state"] = random_state
     params = dict(params or {})

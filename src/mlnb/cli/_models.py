@@ -48,11 +48,19 @@ def _strategy(threshold):
     return "auto" if threshold == "tuned" else threshold
 
 
+def _rule(threshold):
+    """The ``rule`` of a --threshold value: "tuned", a rule name, or a given cut."""
+    from ..decision_rules import Threshold
+
+    return Threshold(threshold) if isinstance(threshold, float) else threshold
+
+
 def make_estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None, missing="error"):
     """Method ``method`` ready for ``data``: a text pipeline for a text corpus.
 
-    ``threshold`` (a --threshold value) wraps a multi-label method in
-    :class:`~mlnb.TunedThresholdsCV` (or sets the strategy of one that already is);
+    ``threshold`` (a --threshold value) sets a multi-label method's ``rule`` (or, for
+    methods without one, wraps it in :class:`~mlnb.TunedThresholdsCV`, or sets the strategy
+    of one that already is);
     ``missing`` (--missing) "ignore" sets the method's ``missing="ignore"``.
     """
     single = [n for n in METHODS if is_single_label(n)]
@@ -93,6 +101,8 @@ def make_estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None
         return estimator
     if isinstance(estimator, TunedThresholdsCV):  # br-tuned, cc-tuned: only the rule changes
         return estimator.set_params(strategy=_strategy(threshold))
+    if "rule" in estimator.get_params():  # the estimator chooses (or fits) its rule itself
+        return estimator.set_params(rule=_rule(threshold))
     # the library's policy: an event model the user did not name is chosen with the rule
     grid = default_param_grid(estimator, events_given="events" in settings)
     return TunedThresholdsCV(

@@ -16,6 +16,7 @@ __all__ = [
     "Failure",
     "Progress",
     "echo_table",
+    "one_line_warnings",
     "progress_over",
     "reported",
     "table_columns",
@@ -170,3 +171,18 @@ class _Items:
 def progress_over(items, label, quiet):
     """Iterate ``items`` with a progress line (elapsed time) on standard error."""
     return _Items(items, label, quiet, name=lambda i: str(i[0] if isinstance(i, tuple) else i))
+
+
+def one_line_warnings():
+    """Show mlnb's own warnings (e.g. a :class:`~mlnb.multilabel.CardinalityWarning` from a
+    fit) as one line, ``warning: <message>``; others as Python shows them."""
+    import warnings
+
+    shown = warnings.formatwarning
+
+    def formatted(message, category, filename, lineno, line=None):
+        if category.__module__.startswith("mlnb."):
+            return f"warning: {message}\n"
+        return shown(message, category, filename, lineno, line)
+
+    warnings.formatwarning = formatted

@@ -26,6 +26,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.parallel import Parallel, delayed
 
 from ..metrics import Metric, get_metrics, log_loss
+from ..multilabel import warn_cardinality
 from ..selection import label_scores
 from ._optional import require
 from ._splits import split_indices
@@ -240,6 +241,9 @@ def _fit_and_score(estimator, X, Y, train, test, metrics, keep_predictions):
 
 def _choice(estimator):
     """What a fitted searching estimator chose, in words (None if it chose nothing)."""
+    chosen = getattr(estimator, "chosen_", None)
+    if chosen:  # an estimator at its defaults (events="tuned", rule="tuned")
+        return f"rule {chosen['rule']}, events={chosen['events']!r}"
     strategy = getattr(estimator, "best_strategy_", None)
     params = getattr(estimator, "best_params_", None)
     if strategy is None and params is None:
@@ -399,6 +403,9 @@ def cross_validate(
         message = _degenerate_message(estimator, [r[4] for r in results])
         if message is not None:
             warnings.warn(message, DegeneratePredictionWarning, stacklevel=2)
+        else:
+            predicted, true, _ = np.mean([r[4] for r in results], axis=0)
+            warn_cardinality(predicted, true, where=f"{_name(estimator)} on the test folds")
     return CVResult(
         scores=scores,
         train_time=np.array([r[1] for r in results]),
