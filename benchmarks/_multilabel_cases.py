@@ -97,8 +97,8 @@ def make_model(benchmark, library, dataset):
         import mlnb
 
         return {
-            "br": lambda: mlnb.BinaryRelevance(events=events),
-            "cc": lambda: mlnb.ClassifierChain(events=events),
+            "br": lambda: mlnb.BinaryRelevance(events=events, rule="predict"),
+            "cc": lambda: mlnb.ClassifierChain(events=events, rule="predict"),
             "ecc": lambda: mlnb.EnsembleClassifierChains(
                 n_chains=N_CHAINS, events=events, random_state=SEED
             ),

@@ -84,8 +84,12 @@ def run_size(client, n, args):
     if DaskMLGaussianNB is not None:
         dask_ml, (theta, _, _) = best_time(lambda: dask_ml_fit(X, y), args.repeat)[:2]
         diff = max(diff, relative_difference(theta, reference.theta_))
-    br_single, br_reference = best_time(lambda: BinaryRelevance().fit(X_np, Y_np), args.repeat)[:2]
-    br_spread, br_model = best_time(lambda: mlnb_dask.fit(BinaryRelevance(), X, Y), args.repeat)[:2]
+    br_single, br_reference = best_time(
+        lambda: BinaryRelevance(events="gaussian", rule="predict").fit(X_np, Y_np), args.repeat
+    )[:2]
+    br_spread, br_model = best_time(
+        lambda: mlnb_dask.fit(BinaryRelevance(events="gaussian", rule="predict"), X, Y), args.repeat
+    )[:2]
     diff = max(
         diff,
         relative_difference(br_model.feature_stats_.sums, br_reference.feature_stats_.sums),

@@ -57,22 +57,33 @@ def run(name, repeat):
     def score(model):
         return f1_score(test.Y, model.predict(test.X), average="micro")
 
-    t_fit, _ = best_time(lambda: mlnb.BinaryRelevance(events=events).fit(X, Y), repeat)[:2]
+    t_fit, _ = best_time(
+        lambda: mlnb.BinaryRelevance(events=events, rule="predict").fit(X, Y), repeat
+    )[:2]
 
     def rules():
-        return mlnb.TunedThresholdsCV(mlnb.BinaryRelevance(events=events), random_state=0)
+        return mlnb.TunedThresholdsCV(
+            mlnb.BinaryRelevance(events=events, rule="predict"), random_state=0
+        )
 
     def auto():
-        return mlnb.TunedThresholdsCV(mlnb.BinaryRelevance(), param_grid="auto", random_state=0)
+        return mlnb.TunedThresholdsCV(
+            mlnb.BinaryRelevance(rule="predict"), param_grid="auto", random_state=0
+        )
 
     def fixed_rule():
         return mlnb.TunedThresholdsCV(
-            mlnb.BinaryRelevance(), strategy=Threshold(0.0), param_grid="auto", random_state=0
+            mlnb.BinaryRelevance(rule="predict"),
+            strategy=Threshold(0.0),
+            param_grid="auto",
+            random_state=0,
         )
 
     def search():
         folds = KFold(5, shuffle=True, random_state=0)
-        return GridSearchCV(mlnb.BinaryRelevance(), {"events": grid}, cv=folds, scoring="f1_micro")
+        return GridSearchCV(
+            mlnb.BinaryRelevance(rule="predict"), {"events": grid}, cv=folds, scoring="f1_micro"
+        )
 
     def fit(model):
         return model.fit(X, Y)

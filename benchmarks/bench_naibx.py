@@ -50,8 +50,8 @@ def batch(name, events, repeat, data_dir):
     print(f"{'':14s}{'fit ex/s':>12s}{'predict ex/s':>14s}{'fit s':>9s}{'predict s':>11s}")
     figures = {}
     for label, make in (
-        ("BR-NB", lambda: BinaryRelevance(events=events)),
-        ("NaiBX", lambda: NaiBX(events=events)),
+        ("BR-NB", lambda: BinaryRelevance(events=events, rule="predict")),
+        ("NaiBX", lambda: NaiBX(events=events, rule="predict")),
     ):
         fit_time, model = best_time(lambda make=make: make().fit(X, Y), repeat, min_seconds=1.0)[:2]
         predict_time = best_time(partial(model.predict, X_test), repeat, min_seconds=1.0).seconds
@@ -89,7 +89,11 @@ def online(repeat, data_dir):
         seconds, _ = best_time(one_at_a_time(make), repeat, min_seconds=1.0)[:2]
         figures[label] = n / seconds
     online_proba = one_at_a_time(NaiBX)().predict_steps(X).proba
-    difference = np.nanmax(np.abs(online_proba - NaiBX().fit(X, Y).predict_steps(X).proba))
+    difference = np.nanmax(
+        np.abs(
+            online_proba - NaiBX(events="gaussian", rule="predict").fit(X, Y).predict_steps(X).proba
+        )
+    )
     try:
         from river import multioutput, naive_bayes
     except ImportError:

@@ -3,7 +3,7 @@
 A sparse bag-of-words multi-label data set (``make_multilabel(features="counts")``) is
 written as a MEKA ARFF file, then replicated into files of 1x, 2x, 4x and 8x its rows (the
 data lines repeated) in a temporary directory. For each file, a fresh subprocess trains
-``BinaryRelevance(events="multinomial")`` and reports its peak resident memory (see
+``BinaryRelevance(events="multinomial", rule="predict")`` and reports its peak resident memory (see
 ``_memory.peak_rss_kib``: VmHWM on Linux, else ``ru_maxrss``) and its wall time:
 
 - ``stream``: :func:`mlnb.streaming.fit_stream` with ``--chunk-size`` rows per chunk;
@@ -87,11 +87,13 @@ def child(mode, path, chunk_size):
     start = time.perf_counter()
     sums = None
     if mode == "stream":
-        model = fit_stream(BinaryRelevance(events="multinomial"), path, chunk_size=chunk_size)
+        model = fit_stream(
+            BinaryRelevance(events="multinomial", rule="predict"), path, chunk_size=chunk_size
+        )
         sums = model.feature_stats_.sums
     elif mode == "load":
         data = load_arff(path)
-        model = BinaryRelevance(events="multinomial").fit(data.X, data.Y)
+        model = BinaryRelevance(events="multinomial", rule="predict").fit(data.X, data.Y)
         sums = model.feature_stats_.sums
     elif mode == "load-only":
         data = load_arff(path)

@@ -168,9 +168,14 @@ class BaggedKNNBR(BaseEstimator):
 
 
 def bagged_br(seed, base_estimator=None):
-    """K binary-relevance models on the samples of the paired ECC's K chains (same seed)."""
+    """K binary-relevance models on the samples of the paired ECC's K chains (same seed);
+    Gaussian Naive Bayes members (the paper's) when no base estimator is given."""
     return BaggedBinaryRelevance(
-        n_estimators=K, sample_fraction=FRACTION, base_estimator=base_estimator, random_state=seed
+        n_estimators=K,
+        sample_fraction=FRACTION,
+        base_estimator=base_estimator,
+        random_state=seed,
+        events="gaussian",
     )
 
 
@@ -195,7 +200,7 @@ def make_method(name, seed):
         ),
         "BR-NB": lambda: bagged_br(seed),
         "CC-NB": lambda: EnsembleClassifierChains(
-            n_chains=K, sample_fraction=FRACTION, random_state=seed
+            n_chains=K, sample_fraction=FRACTION, random_state=seed, events="gaussian"
         ),
         "BR-kNN": lambda: BaggedKNNBR(random_state=seed),
         "CC-kNN": lambda: DynamicChainEnsemble(

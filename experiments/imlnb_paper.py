@@ -80,11 +80,11 @@ DATASETS = [
 def methods(events):
     """The compared estimators, by display name."""
     return {
-        "MLNB": BinaryRelevance(events=events),
-        "CC-NB": ClassifierChain(events=events),
+        "MLNB": BinaryRelevance(events=events, rule="predict"),
+        "CC-NB": ClassifierChain(events=events, rule="predict"),
         "ECC-NB": EnsembleClassifierChains(events=events, n_chains=10, random_state=SEED),
-        "iMLNB": IMLNB(events=events),
-        "iMLNB-FP": IMLNB(events=events, fixed_point=True),
+        "iMLNB": IMLNB(events=events, rule="predict"),
+        "iMLNB-FP": IMLNB(events=events, rule="predict", fixed_point=True),
     }
 
 
@@ -158,12 +158,16 @@ def diagnose(datasets, path, *, fresh):
             Y_test = Y[test]
             fitted = {}
             scores = {
-                "MLNB": BinaryRelevance(events=events).fit(X[train], Y[train]).predict(X[test])
+                "MLNB": BinaryRelevance(events=events, rule="predict")
+                .fit(X[train], Y[train])
+                .predict(X[test])
             }
             for variant, threshold, correlation, first in VARIANTS:
                 key = (threshold, correlation)
                 if key not in fitted:
-                    model = IMLNB(events=events, threshold=threshold, correlation=correlation)
+                    model = IMLNB(
+                        events=events, rule="predict", threshold=threshold, correlation=correlation
+                    )
                     fitted[key] = model.fit(X[train], Y[train])
                 oracle = Y_test if first == "oracle" else None
                 scores[variant] = fitted[key].predict_stages(X[test], first_stage=oracle).labels
@@ -208,7 +212,7 @@ def dataset_table(datasets):
     for name, events in datasets:
         X, Y = load(name)
         stats = describe(Y)
-        model = IMLNB(events=events).fit(X, Y)
+        model = IMLNB(events=events, rule="predict").fit(X, Y)
         n_labels = Y.shape[1]
         selecting = int(model.selected_.any(axis=1).sum())
         rows.append(

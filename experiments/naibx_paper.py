@@ -88,9 +88,9 @@ def svm(dense):
 def make_method(name, events, dense, n_chains):
     """A fresh estimator for a method name (NaiBX-TrueM uses NaiBX's)."""
     if name in ("NaiBX", "NaiBX-TrueM"):
-        return NaiBX(events=events)
+        return NaiBX(events=events, rule="predict")
     if name == "CC-NB":
-        return ClassifierChain(events=events)
+        return ClassifierChain(events=events, rule="predict")
     if name == "ECC-NB":
         return EnsembleClassifierChains(n_chains=n_chains, events=events, random_state=0)
     if name == "CC-SVM":
@@ -139,7 +139,7 @@ def evaluate(name, methods, *, folds, n_chains, data_dir, log):
             try:
                 if method == "NaiBX-TrueM":  # the fold's NaiBX model, given the true sizes
                     if cascade is None:
-                        cascade = timed(NaiBX(events=events).fit, X_train, Y_train)
+                        cascade = timed(NaiBX(events=events, rule="predict").fit, X_train, Y_train)
                     predicted, test_time = timed(
                         cascade[0].predict, X_test, sizes=Y_test.sum(axis=1)
                     )
