@@ -36,6 +36,7 @@ from .base.validation import LOG_ODDS_BOUND
 __all__ = [
     "RULES",
     "Cardinality",
+    "FittedRule",
     "MCut",
     "PCut",
     "PCutL",
@@ -43,6 +44,7 @@ __all__ = [
     "SCut",
     "Threshold",
     "make_rule",
+    "rule_name",
 ]
 
 
@@ -337,6 +339,36 @@ class Cardinality(_Rule):
             chosen = np.arange(largest)[None, :] < sizes[:, None]
             np.put_along_axis(out, columns, chosen.astype(int), axis=1)
         return out
+
+
+class FittedRule(_Rule):
+    """A fitted rule used as it is, kept whole by ``sklearn.base.clone`` (a setting, not a
+    learner): what ``chosen_params_["rule"]`` of a multi-label estimator holds, so that
+    ``clone(model).set_params(**model.chosen_params_)`` decides as ``model`` does.
+
+    Parameters
+    ----------
+    rule : fitted rule
+    """
+
+    def __init__(self, rule):
+        self.rule = rule
+
+    def __sklearn_clone__(self):
+        return self
+
+    def fit(self, scores, Y):
+        """Nothing to learn; returns self."""
+        return self
+
+    def predict(self, scores):
+        return self.rule.predict(scores)
+
+
+def rule_name(rule):
+    """The name of :data:`RULES` of a rule object (its class name if it has none)."""
+    names = {cls: name for name, cls in RULES.items()}
+    return names.get(type(rule), type(rule).__name__)
 
 
 def _top_scores(scores, k):

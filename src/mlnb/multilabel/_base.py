@@ -31,9 +31,10 @@ from .._registered import Registered
 from ..base.instances import UnitTestParams
 from ..base.state import atomic, check_mergeable, same_params
 from ..base.validation import COUNT, MISSING_OPTIONS, SHARE, check_label_matrix, validate_rows
-from ..decision_rules import RULES, Threshold
+from ..decision_rules import RULES, FittedRule, Threshold, rule_name
 from ..events import EventModel, bind_missing
 from ..events.auto import TUNED, Auto, estimator_events
+from ..metrics import set_scorer
 from ..stats import NamedStats
 from ._label_model import (
     LABEL_PRIORS,
@@ -369,10 +370,17 @@ class AdditiveLabelNB(MultiLabelNB):
         """The rule that needs no scores: a fitted rule object, or a given cut, fitted now;
         None for a rule by name (the own ``predict``, or one that is learnt at fit)."""
         given = None if isinstance(self.rule, str) else self.rule
+        if isinstance(given, FittedRule):
+            return given.rule
         if given is not None and not _is_fitted(given):  # a given cut
             empty = np.zeros((1, self.n_labels_))
             given = clone(given).fit(empty, empty)
         return given
+
+    def _rule_to_fit(self):
+        """The ``rule`` given to the search: None (``"tuned"``: every rule and the own
+        ``predict``), or the given one."""
+        return None if isinstance(self.rule, str) and self.rule == TUNED else self.rule
 
     def _searches(self):
         """Whether fitting chooses settings out of fold: ``events="tuned"``, or a rule
@@ -380,8 +388,9 @@ class AdditiveLabelNB(MultiLabelNB):
         if isinstance(self.events, str) and self.events == TUNED:
             return True
         if isinstance(self.rule, str):
-            return self.rule != OWN_RULE
-        return not (_is_fitted(self.rule) or _learns_nothing(self.rule))
+            return self._rule_to_fit() != OWN_RULE
+        fixed = isinstance(self.rule, FittedRule) or _is_fitted(self.rule)
+        return not (fixed or _learns_nothing(self.rule))
 
     @atomic
     def _fit_resolved(self, X, y, sample_weight):
@@ -400,7 +409,7 @@ class AdditiveLabelNB(MultiLabelNB):
             Y,
             sample_weight=weight,
             events=None if tuned_events else self.event_model(X),
-            rule=None if self.rule == TUNED else self.rule,
+            rule=self._rule_to_fit(),
         )
         self.events_ = resolution.events
         self.from_statistics(resolution.total, n_features=X.shape[1])
@@ -413,7 +422,7 @@ class AdditiveLabelNB(MultiLabelNB):
         }
         self.chosen_params_ = {
             "events": resolution.events,
-            "rule": OWN_RULE if resolution.rule is None else resolution.rule,
+            "rule": OWN_RULE if resolution.rule is None else FittedRule(resolution.rule),
         }
         warn_cardinality(
             resolution.predicted_cardinality,
@@ -442,8 +451,6 @@ class AdditiveLabelNB(MultiLabelNB):
         self
         """
         check_is_fitted(self)
-        from ..metrics import set_scorer
-
         score = set_scorer("f1_micro")
         truth = check_label_matrix(y, sparse=False)
         scores = finite_scores(self.decision_function(X))
@@ -455,10 +462,11 @@ class AdditiveLabelNB(MultiLabelNB):
             if value > best[0]:
                 best = (value, rule)
         self.rule_ = best[1]
+        chosen = OWN_RULE if best[1] is None else FittedRule(best[1])
+        self.chosen_params_ = {**getattr(self, "chosen_params_", {}), "rule": chosen}
         if getattr(self, "chosen_", None) is not None:
-            name = OWN_RULE if best[1] is None else type(best[1]).__name__
+            name = OWN_RULE if best[1] is None else rule_name(best[1])
             self.chosen_ = {**self.chosen_, "rule": name}
-            self.chosen_params_ = {**self.chosen_params_, "rule": best[1] or OWN_RULE}
         return self
 
 

@@ -52,6 +52,7 @@ from ..events.categorical import check_pseudo_count, log_categorical
 from ..stats import GroupStats, NamedStats, one_hot
 from ._base import NB_CONSTRAINTS, AdditiveLabelNB, count_new_labels
 from ._labels import binary_classes
+from ._resolution import OWN_RULE, TUNED
 
 __all__ = ["CascadeSteps", "NaiBX"]
 
@@ -109,7 +110,8 @@ class NaiBX(AdditiveLabelNB):
         :data:`mlnb.decision_rules.RULES` fitted to out-of-fold scores
         (:meth:`decision_function`); ``"tuned"``: the best of them and the cascade by
         out-of-fold micro F1, the cascade kept unless a rule beats it by more than one
-        standard error over the folds (see ``chosen_``).
+        standard error over the folds (see ``chosen_``). With ``fixed_size`` the cascade
+        decides (``"tuned"`` searches no rule).
     fixed_size : int or None, default=None
         If given, every predicted set has this size and no size predictor is built (the
         power-plant task: choose m of K items). Must not exceed the number of labels.
@@ -292,6 +294,13 @@ class NaiBX(AdditiveLabelNB):
         self.classes_ = binary_classes(self.n_labels_)
         self.events_ = events
         self._cache = None
+
+    def _rule_to_fit(self):
+        """With ``fixed_size`` the cascade's sets of that size are the decision: the rule
+        is not searched (``"tuned"`` keeps the cascade)."""
+        if self.fixed_size is not None and isinstance(self.rule, str) and self.rule == TUNED:
+            return OWN_RULE
+        return super()._rule_to_fit()
 
     def statistics_key(self):
         """What the statistics depend on: estimators with equal keys share statistics."""
