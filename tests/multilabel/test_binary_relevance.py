@@ -24,7 +24,8 @@ CASES = [
 @pytest.mark.parametrize("name,events,theirs", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_equals_one_vs_rest_on_real_data(shared_dataset, name, events, theirs):
     train, test = shared_dataset(name, "train"), shared_dataset(name, "test")
-    ours = BinaryRelevance(events=events).fit(train.X, train.Y)
+    # one-vs-rest NB predicts at 0.5: the model's own rule, not a tuned one
+    ours = BinaryRelevance(events=events, rule="predict").fit(train.X, train.Y)
     reference = OneVsRestClassifier(theirs).fit(train.X, train.Y)
     np.testing.assert_array_equal(ours.predict(test.X), reference.predict(test.X))
     np.testing.assert_allclose(
@@ -61,7 +62,10 @@ def test_constant_labels_partial_fit_and_merge():
 def test_bayesian_events_and_generic_base():
     X, Y = dependent_labels(1, counts=True)
     for events in ("bayesian_multinomial", "bayesian_bernoulli", "bayesian_gaussian"):
-        assert (BinaryRelevance(events=events).fit(X, Y).predict(X) == Y).mean() > 0.7
+        # label accuracy of the 0.5 rule: a tuned rule maximises micro F1 instead (it
+        # chooses SCut here, 0.58 to 0.62 label accuracy against 0.73 for the 0.5 rule)
+        model = BinaryRelevance(events=events, rule="predict").fit(X, Y)
+        assert (model.predict(X) == Y).mean() > 0.7
     Y[:, 5] = 0
     generic = BinaryRelevance(base_estimator=LinearSVC()).fit(X, Y)
     reference = OneVsRestClassifier(LinearSVC()).fit(X, Y)
@@ -89,14 +93,14 @@ def test_labels_first_seen_in_a_later_batch_equal_the_zero_padded_fit(sparse_lab
     Y = (rng.random((150, 5)) < 0.4).astype(int)
     X = rng.poisson(1 + 3 * Y @ rng.random((5, 7)))
     parts = [(slice(0, 50), 3), (slice(50, 100), 4), (slice(100, 150), 5)]  # rows, labels
-    model = BinaryRelevance(events="multinomial")
+    model = BinaryRelevance(events="multinomial", rule="predict")  # as test_new_labels.py
     for rows, n_labels in parts:
         batch = Y[rows, :n_labels]
         model.partial_fit(X[rows], sp.csr_matrix(batch) if sparse_labels else batch)
     padded = Y.copy()
     padded[:50, 3:] = 0
     padded[50:100, 4:] = 0
-    whole = BinaryRelevance(events="multinomial").fit(X, padded)
+    whole = BinaryRelevance(events="multinomial", rule="predict").fit(X, padded)
     assert model.n_labels_ == 5
     np.testing.assert_allclose(model.predict_log_odds(X), whole.predict_log_odds(X))
     with pytest.raises(ValueError, match="Y has 4 labels; this model was fitted with 5"):
