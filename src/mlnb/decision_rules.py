@@ -16,6 +16,8 @@ out-of-fold scores of :class:`mlnb.selection.TunedThresholdsCV`:
 - :class:`SCut`: one threshold per label maximising that label's F1, shrunk towards the
   best global threshold by ``shrinkage`` pseudo-positives, so that rare labels do not
   overfit (Yang's SCut with a shrinkage of our choosing);
+- :class:`MicroCuts`: one threshold per label, the cuts that maximise micro F1 together
+  (Dinkelbach's iteration), shrunk like SCut's;
 - :class:`Cardinality`: the k(x) best labels, k(x) from a Naive Bayes size model of the
   row's top scores (the predicted-cardinality rule of NaiBX's first stage and MetaLabeler).
 
@@ -38,6 +40,7 @@ __all__ = [
     "Cardinality",
     "FittedRule",
     "MCut",
+    "MicroCuts",
     "PCut",
     "PCutL",
     "RCut",
@@ -299,6 +302,79 @@ class SCut(_Rule):
         return self.thresholds_[None, :]
 
 
+class MicroCuts(_Rule):
+    """One threshold per label, jointly maximising micro F1, shrunk towards the best global one.
+
+    Micro F1 over all labels is ``2 T / (K + P)`` (T true positives, K predicted, P true,
+    summed over labels). At the optimum F*, each label's cut maximises ``2 T_l - F* K_l``
+    (Dinkelbach 1967 for a ratio objective): one sort of each label's scores, then a few
+    rounds of ``F <- micro F1 of the cuts``, which increases to F*. SCut, by contrast,
+    maximises each label's own F1 (a macro objective). Rare labels are shrunk as in
+    :class:`SCut`: ``t_l = (n_l t_l* + m t) / (n_l + m)``.
+
+    Parameters
+    ----------
+    shrinkage : float, default=10.0
+        Pseudo-positives ``m`` of the global micro-F1 threshold.
+    """
+
+    def __init__(self, shrinkage=10.0):
+        self.shrinkage = shrinkage
+
+    def fit(self, scores, Y):
+        scores, truth = _check(scores, Y)
+        shrinkage = float(self.shrinkage)
+        if shrinkage < 0:
+            raise ValueError(f"shrinkage must be >= 0; got {self.shrinkage!r}")
+        overall = _micro_f1_cut(scores, truth)
+        overall = overall if np.isfinite(overall) else 0.0
+        best = _micro_cuts(scores, truth)
+        best = np.where(np.isfinite(best), best, overall)
+        positives = truth.sum(axis=0)
+        weight = positives / np.maximum(positives + shrinkage, 1e-300)
+        self.thresholds_ = weight * best + (1 - weight) * overall
+        return self
+
+    def _thresholds(self):
+        return self.thresholds_[None, :]
+
+
+def _micro_cuts(scores, truth, rounds=20):
+    """Each label's threshold of the cuts that maximise micro F1 together (inf for a label
+    without positives: it predicts nothing)."""
+    n_samples, n_labels = scores.shape
+    if n_samples == 0:
+        return np.full(n_labels, np.inf)
+    columns = np.ascontiguousarray(scores.T)
+    order = np.argsort(-columns, axis=1)
+    ordered = np.take_along_axis(columns, order, axis=1)
+    positive = np.take_along_axis(np.ascontiguousarray(truth.T), order, axis=1)
+    hits = np.zeros((n_labels, n_samples + 1))
+    hits[:, 1:] = np.cumsum(positive, axis=1)  # true positives of the top k, k = 0..n
+    n_true = hits[:, -1].sum()
+    allowed = np.ones((n_labels, n_samples + 1), dtype=bool)
+    allowed[:, 1:-1] = ordered[:, 1:] != ordered[:, :-1]  # no cut inside a run of ties
+    predicted = np.arange(n_samples + 1)[None, :]
+    labels = np.arange(n_labels)
+    level, k = 0.0, np.zeros(n_labels, dtype=np.intp)
+    for _ in range(rounds):
+        gain = np.where(allowed, 2 * hits - level * predicted, -np.inf)
+        k = np.argmax(gain, axis=1)
+        total = k.sum() + n_true
+        new_level = 2 * hits[labels, k].sum() / total if total else 0.0
+        if new_level <= level + 1e-12:
+            break
+        level = new_level
+    upper = ordered[labels, np.maximum(k - 1, 0)]
+    lower = ordered[labels, np.minimum(k, n_samples - 1)]
+    with np.errstate(invalid="ignore"):
+        middle = (upper + lower) / 2
+    cut = np.where(np.isfinite(middle), middle, upper)
+    cut = np.where(k == 0, np.inf, cut)  # nothing predicted
+    cut = np.where(k == n_samples, -np.inf, cut)  # every row
+    return np.where(hits[:, -1] > 0, cut, np.inf)
+
+
 class Cardinality(_Rule):
     """The k(x) best-scored labels of each row, k(x) predicted from the row's scores.
 
@@ -391,6 +467,7 @@ RULES = {
     "rcut": RCut,
     "mcut": MCut,
     "scut": SCut,
+    "microcuts": MicroCuts,
     "cardinality": Cardinality,
 }
 

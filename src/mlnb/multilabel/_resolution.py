@@ -13,8 +13,10 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
 3. every candidate is tried with every rule of :mod:`mlnb.decision_rules` fitted to its
    out-of-fold scores, and with the model's own ``predict``, by out-of-fold micro F1;
 4. the plainest setting (the first candidate, the data type's natural event model, with the
-   model's own 0.5 rule) is kept unless the best one beats it by more than one standard
-   error of their difference over the folds (Breiman et al. 1984's one-standard-error rule);
+   model's own 0.5 rule) is kept unless the best one with a classic rule beats it by more
+   than one standard error of their difference over the folds (Breiman et al. 1984's
+   one-standard-error rule), and that one unless the best with a threshold per label fitted
+   to micro F1 (:class:`~mlnb.decision_rules.MicroCuts`) beats it in the same way;
 5. the model of all rows follows from the total statistics (no further pass).
 
 Written here rather than with :class:`~mlnb.selection.TunedThresholdsCV` (which searches
@@ -180,6 +182,16 @@ def _out_of_fold(template, candidates, X, Y, folds, weight):
         yield _Candidate(events, scores, own, engine)
 
 
+#: Rules richer than the classic ones (a threshold per label fitted to micro F1): chosen
+#: only if they beat the best classic setting by more than one standard error.
+RICHER_RULES = ("microcuts",)
+
+
+def _tier(rule):
+    """0: the model's own predict; 1: a classic rule; 2: a rule of :data:`RICHER_RULES`."""
+    return 0 if rule == OWN_RULE else (2 if rule in RICHER_RULES else 1)
+
+
 def _fold_scores(score, truth, predicted, folds):
     return np.array([score(truth[test], predicted[test]) for test in folds])
 
@@ -222,7 +234,9 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
     )
     with_own = rule is None or rule == OWN_RULE
 
-    best, results, plain = None, {}, None  # best: (score, candidate, rule, fitted, labels)
+    # the best setting of each tier: 0 the model's own predict, 1 the classic rules, 2 the
+    # rules with a threshold per label fitted to micro F1 (the richest)
+    best, results, plain = {}, {}, None  # tier -> (score, candidate, rule, fitted, labels)
     for candidate in _out_of_fold(template, candidates, X, Y, folds, sample_weight):
         plain = candidate if plain is None else plain
         options = [(OWN_RULE, None, candidate.own)] if with_own else []
@@ -232,16 +246,26 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
         for name, fitted, predicted in options:
             value = float(score(truth, predicted))
             results.setdefault(repr(candidate.events), {})[name] = value
-            if best is None or value > best[0]:
-                best = (value, candidate, name, fitted, predicted)
-    _, candidate, name, fitted, predicted = best
-    if with_own and (candidate is not plain or name != OWN_RULE):
-        gains = _fold_scores(score, truth, predicted, folds) - _fold_scores(
-            score, truth, plain.own, folds
+            tier = _tier(name)
+            if tier not in best or value > best[tier][0]:
+                best[tier] = (value, candidate, name, fitted, predicted)
+    tiers = sorted(best)
+    if with_own:  # start from the plainest setting; a richer one must earn its place
+        chosen = (None, plain, OWN_RULE, None, plain.own)
+    else:
+        chosen = max(best.values(), key=lambda option: option[0])
+        tiers = []
+    for tier in tiers:
+        richer = max((best[t] for t in tiers if t <= tier), key=lambda option: option[0])
+        if richer[1] is chosen[1] and richer[2] == chosen[2]:
+            continue
+        gains = _fold_scores(score, truth, richer[4], folds) - _fold_scores(
+            score, truth, chosen[4], folds
         )
         standard_error = np.std(gains, ddof=1) / np.sqrt(len(gains)) if len(gains) > 1 else 0
-        if not np.mean(gains) > standard_error:
-            candidate, name, fitted, predicted = plain, OWN_RULE, None, plain.own
+        if np.mean(gains) > standard_error:
+            chosen = richer
+    _, candidate, name, fitted, predicted = chosen
     return Resolution(
         events=candidate.events,
         rule=fitted,
