@@ -3,8 +3,11 @@
 Every supported estimator is fitted on data split into uneven row partitions, one of them
 empty, with a class (single-label) or a label (multi-label) present in one partition only;
 the statistics and the predicted probabilities must equal those of ``fit`` on all rows to
-1e-9. The cluster (two workers, one thread each, in this process: no worker start-up cost
-and nothing to spawn in CI) is started once for the module.
+1e-9. The multi-label estimators are given their settings explicitly (``events=`` and, where
+they have it, ``rule="predict"``): at the defaults the settings are chosen from the data, on
+the first partition for Dask and on all rows for ``fit`` (the defaults are tested in
+test_defaults.py). The cluster (two workers, one thread each, in this process: no worker
+start-up cost and nothing to spawn in CI) is started once for the module.
 """
 
 from __future__ import annotations
@@ -163,24 +166,37 @@ def test_single_label_equals_fit(client, estimator, kind, sparse):
 
 
 # ---- multi-label estimators ---------------------------------------------------------------
+# Explicit settings: the model must not depend on the rows it chose its settings on.
+OWN = {"rule": "predict"}
 MULTI_LABEL = [
-    (BinaryRelevance(), "gaussian", False),
-    (BinaryRelevance(events="multinomial", prior_alpha=1.0), "counts", True),
-    (ClassifierChain(events="bayesian_gaussian"), "gaussian", False),
+    (BinaryRelevance(events="gaussian", **OWN), "gaussian", False),
+    (BinaryRelevance(events="multinomial", prior_alpha=1.0, **OWN), "counts", True),
+    (ClassifierChain(events="bayesian_gaussian", **OWN), "gaussian", False),
     (
-        ClassifierChain(events="bernoulli", order="random", random_state=3, inference="beam"),
+        ClassifierChain(
+            events="bernoulli", order="random", random_state=3, inference="beam", **OWN
+        ),
         "counts",
         True,
     ),
-    (EnsembleClassifierChains(n_chains=3, sample_fraction=1.0, random_state=1), "gaussian", False),
-    (BinaryRelevance(events="complement"), "counts", True),
-    (ClassifierChain(events=Categorical(max_categories=64)), "counts", False),
-    (BinaryRelevance(missing="ignore"), "holes", False),
+    (
+        EnsembleClassifierChains(
+            n_chains=3, sample_fraction=1.0, random_state=1, events="gaussian"
+        ),
+        "gaussian",
+        False,
+    ),
+    (BinaryRelevance(events="complement", **OWN), "counts", True),
+    (ClassifierChain(events=Categorical(max_categories=64), **OWN), "counts", False),
+    (BinaryRelevance(events="gaussian", missing="ignore", **OWN), "holes", False),
 ]
 if NaiBX is not None:
-    MULTI_LABEL += [(NaiBX(), "gaussian", False), (NaiBX(events="multinomial"), "counts", True)]
+    MULTI_LABEL += [
+        (NaiBX(events="gaussian", **OWN), "gaussian", False),
+        (NaiBX(events="multinomial", **OWN), "counts", True),
+    ]
 if IMLNB is not None:
-    MULTI_LABEL += [(IMLNB(threshold=0.1), "gaussian", False)]
+    MULTI_LABEL += [(IMLNB(threshold=0.1, events="gaussian", **OWN), "gaussian", False)]
 
 
 @pytest.mark.parametrize(("estimator", "kind", "sparse"), MULTI_LABEL, ids=_ids(MULTI_LABEL))
@@ -199,7 +215,9 @@ def test_naibx_and_imlnb_are_tested():
 
 
 @pytest.mark.skipif(not hasattr(LabelPowerset, "merge"), reason="LabelPowerset has no merge")
-@pytest.mark.parametrize("estimator", [LabelPowerset(), RAkEL(k=2, random_state=0)])
+@pytest.mark.parametrize(
+    "estimator", [LabelPowerset(events="gaussian"), RAkEL(k=2, random_state=0, events="gaussian")]
+)
 def test_powerset_predicts_as_fit(client, estimator):
     """Label sets are classes numbered in the order first seen, which differs between one
     fit and merged partitions: the predictions are compared, not the statistics."""
@@ -214,7 +232,7 @@ def test_ensemble_with_row_sampling_equals_merged_partition_models(client):
     """ECC's partial_fit samples rows online, its fit draws exactly 66% of all rows: the
     distributed model equals the per-partition partial_fit models merged, not one fit."""
     X, _, Y = _data("gaussian")
-    estimator = EnsembleClassifierChains(n_chains=4, random_state=7)
+    estimator = EnsembleClassifierChains(n_chains=4, random_state=7, events="gaussian")
     expected, start = None, 0
     for size in CHUNKS:
         rows = slice(start, start + size)
@@ -247,8 +265,9 @@ def test_dataframe_with_label_columns_and_empty_partition(client):
     parts = [frame.iloc[a:b] for a, b in itertools.pairwise(np.cumsum((0, *CHUNKS)))]
     ddf = dd.concat([dd.from_pandas(p, npartitions=1, sort=False) for p in parts])
     assert ddf.npartitions == len(CHUNKS)
-    expected = BinaryRelevance().fit(frame[features], frame[labels])
-    model = mlnb_dask.fit(BinaryRelevance(), ddf, labels)
+    estimator = BinaryRelevance(events="gaussian", rule="predict")  # as fit: not chosen
+    expected = clone(estimator).fit(frame[features], frame[labels])
+    model = mlnb_dask.fit(clone(estimator), ddf, labels)
     assert list(model.feature_names_in_) == features
     assert_same_model(model, expected, frame[features])
     proba = mlnb_dask.predict_proba(model, ddf[features]).compute()

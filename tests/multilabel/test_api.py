@@ -211,8 +211,14 @@ def test_sample_weight_forms_and_integer_weights(estimator, data):
     # the ensembles' samples and DynamicChain's validation split are draws of rows
     drawn = (BaggedBinaryRelevance, EnsembleClassifierChains, DynamicChain, DynamicChainEnsemble)
     if not isinstance(estimator, drawn):
-        repeated = clone(estimator).fit(np.repeat(X, weights, 0), np.repeat(Y, weights, 0))
+        # settings chosen from the data (events="tuned", rule="tuned") are chosen by
+        # cross-validation, whose folds of repeated rows are not those of weighted rows (a
+        # repeated row falls in several folds): the repeated rows are fitted with the
+        # settings the weighted fit chose, which must give its model
+        fixed = clone(estimator).set_params(**getattr(model, "chosen_params_", {}))
+        repeated = fixed.fit(np.repeat(X, weights, 0), np.repeat(Y, weights, 0))
         np.testing.assert_allclose(scores(repeated, X), expected, rtol=1e-9, atol=1e-12)
+        np.testing.assert_array_equal(repeated.predict(X), model.predict(X))
     with pytest.raises(ValueError, match="sample_weight"):
         clone(estimator).fit(X, Y, sample_weight=weights[:-1])
 
@@ -251,5 +257,14 @@ def test_decision_function_gives_predict(estimator, data):
         OOCC,
         GeneticChainEnsemble,
     )
-    if not isinstance(model, (NaiBX, *voters)):
+    if isinstance(model, (NaiBX, *voters)):
+        return
+    if getattr(model, "rule_", None) is None:  # the model's own predict
         np.testing.assert_array_equal((decision > 0).astype(int), model.predict(X))
+        return
+    # a decision rule chosen at fit (rule="tuned") cuts the scores of decision_function;
+    # the model's own predict is still their cut at 0
+    np.testing.assert_array_equal(model.rule_.predict(decision), model.predict(X))
+    own = clone(estimator).set_params(rule="predict").fit(X, Y)
+    own_decision = own.decision_function(X)
+    np.testing.assert_array_equal((own_decision > 0).astype(int), own.predict(X))

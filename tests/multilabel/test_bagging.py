@@ -46,9 +46,13 @@ def test_member_k_has_the_rows_of_chain_k_of_ecc_with_the_same_seed(bootstrap):
 
 def test_naive_bayes_members_and_the_votes():
     X, Y = dependent_labels(3, n=200)
-    soft = BaggedBinaryRelevance(n_estimators=3, voting="soft", random_state=0).fit(X, Y)
+    # given event model (events="tuned" chooses it from the data); the members decide by
+    # their own 0.5 rule (rule="tuned" would fit a decision rule)
+    gaussian = {"events": "gaussian"}
+    soft = BaggedBinaryRelevance(n_estimators=3, voting="soft", random_state=0, **gaussian)
+    soft.fit(X, Y)
     members = [
-        BinaryRelevance().fit(X[rows], Y[rows])
+        BinaryRelevance(rule="predict", **gaussian).fit(X[rows], Y[rows])
         for rows in (np.flatnonzero(m) for m in soft.memberships(len(X), Y.shape[1]).T)
     ]
     probabilities = np.mean([m.predict_proba(X) for m in members], axis=0)
@@ -56,7 +60,7 @@ def test_naive_bayes_members_and_the_votes():
     np.testing.assert_array_equal(soft.predict(X), (probabilities > 0.5).astype(int))
     scores = np.mean([m.decision_function(X) for m in members], axis=0)
     np.testing.assert_allclose(soft.decision_function(X), scores)
-    hard = BaggedBinaryRelevance(n_estimators=3, random_state=0).fit(X, Y)
+    hard = BaggedBinaryRelevance(n_estimators=3, random_state=0, **gaussian).fit(X, Y)
     votes = np.mean([m.predict(X) for m in members], axis=0)
     np.testing.assert_allclose(hard.predict_proba(X), votes)
     np.testing.assert_array_equal(hard.predict(X), (votes > 0.5).astype(int))
