@@ -381,44 +381,53 @@ def test_evaluate_ranking_metrics():
     assert 0 <= rows["br"]["label_ranking_loss"] < 0.1 < rows["br"]["micro_f1"] <= 1
 
 
-def test_threshold_wraps_multilabel_methods_in_tuned_thresholds():
+def test_threshold_sets_the_rule_of_multilabel_methods():
+    """--threshold sets ``rule=`` on methods that have one (br, cc, ...: they choose or fit
+    it themselves) and wraps the others in TunedThresholdsCV (before the tuned defaults it
+    wrapped every multi-label method)."""
     from mlnb.decision_rules import Threshold
     from mlnb.evaluation import cross_validate
 
     metrics = ("--metrics", "micro_f1,macro_f1,label_ranking_loss")
     named = ("-p", "events=gaussian")
-    default = evaluate_json("-m", "br,cc", *named, *metrics)
+    own = evaluate_json("-m", "br,cc", *named, "-p", "rule=predict", *metrics)
     tuned = evaluate_json("-m", "br,cc", *named, "--threshold", "tuned", *metrics)
     for method in ("br", "cc"):
-        assert tuned[method]["micro_f1"] != default[method]["micro_f1"]
-        # with the event model named, the scores (hence the ranking criteria) are the
-        # inner model's
+        assert tuned[method]["micro_f1"] != own[method]["micro_f1"]
+        # the rule cuts the scores, it does not change them (hence the ranking criteria)
         assert tuned[method]["label_ranking_loss"] == pytest.approx(
-            default[method]["label_ranking_loss"]
+            own[method]["label_ranking_loss"]
         )
-    # without it, the event model is chosen with the rule (fold subtraction)
+    # without a named event model, the estimator chooses it with the rule: as in Python
     chosen = evaluate_json("-m", "br", "--threshold", "tuned", "--metrics", "micro_f1")
     data = mlnb.cli._inputs.load_data("synthetic-counts")
-    for grid, result in ((None, tuned), ("auto", chosen)):
+    for estimator, result in (
+        (mlnb.BinaryRelevance(events="gaussian", rule="tuned"), tuned),
+        (mlnb.BinaryRelevance(rule="tuned"), chosen),
+    ):
         expected = cross_validate(
-            mlnb.TunedThresholdsCV(
-                mlnb.BinaryRelevance(events="gaussian"), random_state=0, param_grid=grid
-            ),
-            data.X, data.Y, cv=3, metrics="micro_f1", random_state=0,
-        )  # fmt: skip
+            estimator, data.X, data.Y, cv=3, metrics="micro_f1", random_state=0
+        )
         assert result["br"]["micro_f1"] == pytest.approx(expected.mean()["micro_f1"])
-    assert _estimator("br", data, {}, threshold="tuned").param_grid == "auto"
-    assert _estimator("dc", data, {}, threshold="tuned").param_grid is None  # refitted
-    # -p reaches the inner method; a number is a fixed cut; br-tuned is not wrapped twice
+    model = _estimator("br", data, {}, threshold="tuned")
+    assert isinstance(model, mlnb.BinaryRelevance) and model.rule == "tuned"
+    assert model.events == "tuned"
+    assert _estimator("cc", data, {}, threshold="tuned").rule == "tuned"
+    # -p reaches the method; a number is a fixed cut
     model = _estimator("br", data, {"events": "bernoulli"}, seed=3, threshold=-1.5)
+    assert isinstance(model, mlnb.BinaryRelevance) and model.events == "bernoulli"
+    assert isinstance(model.rule, Threshold) and model.rule.threshold == -1.5
+    # a method without a rule is wrapped (refitted per fold: its event model is kept)
+    model = _estimator("dc", data, {}, seed=3, threshold=-1.5)
     assert isinstance(model, mlnb.TunedThresholdsCV) and model.random_state == 3
-    assert model.estimator.events == "bernoulli"
     assert isinstance(model.strategy, Threshold) and model.strategy.threshold == -1.5
     assert model.scoring == "f1_micro" and model.cv == 5
+    assert _estimator("dc", data, {}, threshold="tuned").param_grid is None
+    assert _estimator("dc", data, {}, threshold="tuned").strategy == "auto"
+    # br-tuned is not wrapped twice: only its strategy changes
     model = _estimator("br-tuned", data, {"events": "bernoulli"}, threshold="rcut")
     assert isinstance(model.estimator, mlnb.BinaryRelevance) and model.strategy == "rcut"
     assert model.estimator.events == "bernoulli"
-    assert _estimator("cc", data, {}, threshold="tuned").strategy == "auto"
     rows = evaluate_json("-m", "br", "--threshold", "1e9", "--metrics", "micro_recall")
     assert rows["br"]["micro_recall"] == 0  # no log-odds reaches the cut
     # what the tuning chose on the folds is said
@@ -427,13 +436,22 @@ def test_threshold_wraps_multilabel_methods_in_tuned_thresholds():
     assert "(3 folds)" in result.stderr or "fold)" in result.stderr
 
 
-def test_fit_with_a_threshold_writes_a_tuned_model(tmp_path):
+def test_fit_with_a_threshold_writes_a_model_with_that_rule(tmp_path):
+    from mlnb.decision_rules import PCut
+
     model = tmp_path / "br.mlnb"
     result = invoke("fit", "synthetic-counts", "-m", "br", "--threshold", "pcut", "-o", model, "-q")
     assert result.exit_code == 0, result.output
     restored = load(model)
-    assert isinstance(restored, mlnb.TunedThresholdsCV) and restored.best_strategy_ == "pcut"
+    assert isinstance(restored, mlnb.BinaryRelevance) and restored.rule == "pcut"
+    assert isinstance(restored.rule_, PCut) and restored.chosen_["rule"] == "pcut"
     assert mlnb.io.read_metadata(model)["threshold"] == "pcut"
+    # a method without a rule is written wrapped in TunedThresholdsCV
+    model = tmp_path / "dc.mlnb"
+    result = invoke("fit", "synthetic-counts", "-m", "dc", "--threshold", "pcut", "-o", model, "-q")
+    assert result.exit_code == 0, result.output
+    restored = load(model)
+    assert isinstance(restored, mlnb.TunedThresholdsCV) and restored.best_strategy_ == "pcut"
 
 
 def test_fit_update_equals_fitting_on_both_parts(tmp_path):
@@ -448,7 +466,12 @@ def test_fit_update_equals_fitting_on_both_parts(tmp_path):
     assert result.exit_code == 0, result.output
     assert "updated" in result.stderr and "it had seen 391" in result.stderr
     train, test = mlnb.datasets.load_dataset("emotions", DATA)
-    whole = mlnb.BinaryRelevance().fit(
+    # the first fit chose the settings on the train part; the update keeps them
+    chosen = load(first).chosen_params_
+    kept = load(updated).chosen_params_["events"]
+    assert type(kept) is type(chosen["events"])
+    np.testing.assert_equal(kept.get_params(), chosen["events"].get_params())
+    whole = mlnb.BinaryRelevance(**chosen).fit(
         np.vstack([train.X, test.X]), np.vstack([np.asarray(train.Y), np.asarray(test.Y)])
     )
     np.testing.assert_allclose(
@@ -460,7 +483,7 @@ def test_fit_update_equals_fitting_on_both_parts(tmp_path):
     ]
     # what cannot continue says why
     tuned = tmp_path / "tuned.mlnb"
-    invoke("fit", "synthetic-counts", "-m", "br", "--threshold", "pcut", "-o", tuned, "-q")
+    invoke("fit", "synthetic-counts", "-m", "br-tuned", "--threshold", "pcut", "-o", tuned, "-q")
     result = invoke("fit", "synthetic-counts", "--update", tuned, "-o", tuned)
     assert result.exit_code == 1 and "has no partial_fit" in result.stderr
     result = invoke("fit", "synthetic-counts", "--update", first, "-p", "alpha=1", "-o", first)

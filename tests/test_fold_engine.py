@@ -71,8 +71,15 @@ def _folds(seed, n, k):
     return [np.sort(part) for part in np.array_split(order, k)]
 
 
+#: The settings of before "tuned", given where an estimator would choose them: a model made
+#: from statistics chooses nothing (and a refit would choose on the fold's rows alone).
+FIXED = {"events": "gaussian", "rule": "predict"}
+
+
 def _estimator(cls, missing):
     estimator = cls()
+    params = estimator.get_params()
+    estimator.set_params(**{k: v for k, v in FIXED.items() if params.get(k) == "tuned"})
     if missing:
         estimator.set_params(missing="ignore")
     return estimator

@@ -62,7 +62,13 @@ def _same(got, expected, X):
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize(
     "estimator",
-    [BinaryRelevance(events="multinomial"), ClassifierChain(), BinaryRelevance()],
+    # explicit settings (the defaults before "tuned"): a stream chooses the settings that
+    # "tuned" would on its first chunk, fit on all rows
+    [
+        BinaryRelevance(events="multinomial", rule="predict"),
+        ClassifierChain(events="gaussian", rule="predict"),
+        BinaryRelevance(events="gaussian", rule="predict"),
+    ],
     ids=["BR-multinomial", "CC-gaussian", "BR-gaussian"],
 )
 def test_stream_of_one_file_equals_fit(tmp_path, counts, estimator, sparse):
@@ -89,15 +95,18 @@ def test_directory_of_files_in_name_order(tmp_path, counts):
     np.testing.assert_array_equal(
         np.vstack([c[0].toarray() if sp.issparse(c[0]) else c[0] for c in chunks]), X
     )
-    model = fit_stream(BinaryRelevance(events="multinomial"), tmp_path / "multi", chunk_size=40)
-    _same(model, BinaryRelevance(events="multinomial").fit(X, Y), X)
+    multinomial = BinaryRelevance(events="multinomial", rule="predict")
+    model = fit_stream(clone(multinomial), tmp_path / "multi", chunk_size=40)
+    _same(model, clone(multinomial).fit(X, Y), X)
     # A single-label classifier takes the one label column; its classes need a first pass.
     model = fit_stream(MultinomialNB(), tmp_path / "single", chunk_size=40)
     np.testing.assert_array_equal(model.classes_, [0, 1])
     _same(model, MultinomialNB().fit(X, Y[:, 0]), X)
     if NaiBX is not None:
-        expected = NaiBX(events="multinomial").fit(X, Y)
-        model = fit_stream(NaiBX(events="multinomial"), tmp_path / "multi", chunk_size=40)
+        expected = NaiBX(events="multinomial", rule="predict").fit(X, Y)
+        model = fit_stream(
+            NaiBX(events="multinomial", rule="predict"), tmp_path / "multi", chunk_size=40
+        )
         np.testing.assert_allclose(model.size_stats_.count, expected.size_stats_.count)
         np.testing.assert_array_equal(model.predict(X), expected.predict(X))
 

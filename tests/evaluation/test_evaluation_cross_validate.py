@@ -203,15 +203,27 @@ def test_the_choices_of_a_tuning_estimator_are_kept_per_fold(multilabel):
     from mlnb import BinaryRelevance, TunedThresholdsCV
 
     X, Y = multilabel
-    plain = cross_validate(BinaryRelevance(events="multinomial"), X, Y, cv=3, random_state=0)
+    # explicit settings choose nothing: no choices
+    plain = cross_validate(
+        BinaryRelevance(events="multinomial", rule="predict"), X, Y, cv=3, random_state=0
+    )
     assert plain.choices is None
+    # a rule left to the estimator ("tuned", the default) is chosen on each training part
+    searching = BinaryRelevance(events="multinomial")
+    result = cross_validate(searching, X, Y, cv=3, random_state=0)
+    assert len(result.choices) == 3
+    for train, choice in zip(result.train_indices, result.choices, strict=True):
+        chosen = clone(searching).fit(X[train], Y[train]).chosen_
+        assert choice == f"rule {chosen['rule']}, events={chosen['events']!r}"
     tuned = TunedThresholdsCV(BinaryRelevance(), param_grid="auto", cv=3)
     result = cross_validate(tuned, X, Y, cv=3, random_state=0)
     assert len(result.choices) == 3
     for train, choice in zip(result.train_indices, result.choices, strict=True):
         fitted = clone(tuned).fit(X[train], Y[train])
         expected = [f"rule {fitted.best_strategy_}"]
-        expected += [f"{k}={v!r}" for k, v in sorted(fitted.best_params_.items())]
         if fitted.best_strategy_ == "predict":
             expected = ["its own predict"]
+        # the own predict comes with an event model too (the plainest the inner estimator,
+        # at events="tuned", would try)
+        expected += [f"{k}={v!r}" for k, v in sorted(fitted.best_params_.items())]
         assert choice == ", ".join(expected)

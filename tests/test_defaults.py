@@ -1,0 +1,347 @@
+"""The multi-label estimators at their defaults: settings chosen from the data.
+
+``events="tuned"`` and ``rule="tuned"`` choose the event model and the decision rule by
+fold subtraction (:mod:`mlnb.multilabel._resolution`). Checked here: the one-pass
+out-of-fold scores equal refitted folds for every candidate; explicit settings give the
+models of before the tuned defaults bit for bit; what is chosen is reported and reused
+(``chosen_``, ``chosen_params_``, ``__repr__``); online learning, merging, Dask and the
+forgetting wrappers keep one choice; the cardinality warning; untied scores; the command
+line gives the Python predictions.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.model_selection import KFold
+
+from mlnb import (
+    IMLNB,
+    BaggedBinaryRelevance,
+    BinaryRelevance,
+    ClassifierChain,
+    EnsembleClassifierChains,
+    NaiBX,
+    TunedThresholdsCV,
+)
+from mlnb.datasets import load_dataset
+from mlnb.decision_rules import RULES, MicroCuts, RCut, SCut, Threshold
+from mlnb.forgetting import SlidingWindow
+from mlnb.multilabel import CardinalityWarning, candidate_events, finite_scores
+from mlnb.multilabel._resolution import OWN_RULE, _out_of_fold, resolve_settings
+
+DATA = Path(__file__).parent / "data"
+ADDITIVE = [BinaryRelevance, ClassifierChain, IMLNB, NaiBX]
+
+
+def _counts(seed=0, n=160, n_labels=4, n_features=24):
+    """Word counts whose rates depend on the labels (non-negative data)."""
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, n_labels)) < 0.3).astype(int)
+    X = rng.poisson(0.3 + 3 * Y @ rng.random((n_labels, n_features)))
+    return X, Y
+
+
+@pytest.fixture(scope="module")
+def medical():
+    data = load_dataset("medical")
+    return data.train.X[:300], data.train.Y[:300], data.test.X[:60]
+
+
+# ---- the one-pass search equals refitted folds ----------------------------------------------
+@pytest.mark.parametrize("estimator", [BinaryRelevance, ClassifierChain, IMLNB, NaiBX])
+def test_out_of_fold_scores_of_every_candidate_equal_refitted_folds(estimator):
+    X, Y = _counts()
+    Y = sp.csr_matrix(Y)
+    folds = [test for _, test in KFold(4, shuffle=True, random_state=1).split(X)]
+    template = estimator(rule=OWN_RULE)
+    candidates = candidate_events(X)
+    assert len(candidates) >= 8  # multinomial, Bernoulli (3 smoothings each), Bayesian, ...
+    for candidate in _out_of_fold(template, candidates, X, Y, folds, None):
+        for test in folds:
+            train = np.setdiff1d(np.arange(X.shape[0]), test)
+            refit = clone(template).set_params(events=candidate.events)
+            refit.fit(X[train], Y[train])
+            np.testing.assert_allclose(
+                candidate.scores[test],
+                finite_scores(refit.decision_function(X[test])),
+                rtol=1e-9,
+                atol=1e-9,
+            )
+            np.testing.assert_array_equal(candidate.own[test], refit.predict(X[test]))
+
+
+def test_the_search_keeps_the_plain_setting_unless_a_richer_one_wins():
+    """Labels that no feature predicts: nothing beats the plainest setting out of fold."""
+    rng = np.random.default_rng(3)
+    X = rng.poisson(2.0, size=(200, 10))
+    Y = (rng.random((200, 3)) < 0.5).astype(int)
+    Y[:, 0] = 1 - Y[:, 1]
+    resolution = resolve_settings(BinaryRelevance(), X, sp.csr_matrix(Y))
+    assert resolution.results  # every (event model, rule) tried is reported
+    assert len(resolution.results) == len(candidate_events(X))
+    assert all(len(rules) == len(RULES) + 1 for rules in resolution.results.values())
+    best = max(max(rules.values()) for rules in resolution.results.values())
+    chosen = resolution.results[repr(resolution.events)][resolution.rule_name]
+    assert chosen <= best
+    plain = resolution.results[repr(candidate_events(X)[0])][OWN_RULE]
+    if (repr(resolution.events), resolution.rule_name) != (repr(candidate_events(X)[0]), OWN_RULE):
+        assert chosen > plain
+
+
+def test_micro_cuts_maximise_micro_f1_jointly():
+    """Unshrunk, the per-label cuts reach at least the micro F1 of every single threshold
+    and of SCut's per-label F1 cuts, and equal a brute-force search on two labels."""
+    from itertools import product
+
+    from mlnb.metrics import f1_score
+
+    rng = np.random.default_rng(0)
+    truth = rng.random((60, 2)) < [0.1, 0.4]
+    scores = truth * rng.normal(1.0, 1.0, truth.shape) + rng.normal(0, 1, truth.shape)
+    cuts = MicroCuts(shrinkage=0).fit(scores, truth)
+    got = f1_score(truth, cuts.predict(scores), average="micro")
+    for other in (SCut(shrinkage=0), Threshold()):
+        other.fit(scores, truth)
+        assert got >= f1_score(truth, other.predict(scores), average="micro") - 1e-12
+    columns = [np.r_[np.inf, np.sort(scores[:, j])] for j in range(2)]
+    brute = max(
+        f1_score(truth, (scores >= [a, b]).astype(int), average="micro")
+        for a, b in product(*columns)
+    )
+    assert got == pytest.approx(brute)
+
+
+# ---- explicit settings are the models of before ---------------------------------------------
+def _before():
+    with np.load(DATA / "explicit_settings_before.npz") as stored:
+        return dict(stored)
+
+
+@pytest.mark.parametrize(
+    ("name", "events"),
+    [
+        ("emotions", "gaussian"),
+        ("scene", "gaussian"),
+        ("scene", "multinomial"),
+        ("medical", "multinomial"),
+        ("medical", "bernoulli"),
+        ("medical", "gaussian"),
+    ],
+)
+def test_explicit_settings_give_the_models_of_before_bit_for_bit(name, events):
+    """Arrays made by the code before the tuned defaults (commit 89c98f9) with the same
+    calls, ``rule="predict"`` being the old behaviour."""
+    before = _before()
+    data = load_dataset(name)
+    X, Y, X_test = data.train.X[:300], data.train.Y[:300], data.test.X[:40]
+    makers = {
+        "BinaryRelevance": lambda: BinaryRelevance(events=events, rule="predict"),
+        "ClassifierChain": lambda: ClassifierChain(events=events, rule="predict"),
+        "IMLNB": lambda: IMLNB(events=events, rule="predict"),
+        "NaiBX": lambda: NaiBX(events=events, rule="predict"),
+        "EnsembleClassifierChains": lambda: EnsembleClassifierChains(
+            events=events, n_chains=3, random_state=0
+        ),
+        "BaggedBinaryRelevance": lambda: BaggedBinaryRelevance(
+            events=events, n_estimators=3, random_state=0
+        ),
+    }
+    for method, make in makers.items():
+        model = make().fit(X, Y)
+        key = f"{name}/{events}/{method}"
+        np.testing.assert_array_equal(model.predict(X_test), before[key + "/predict"], key)
+        if key + "/decision_function" in before:
+            np.testing.assert_array_equal(
+                np.asarray(model.decision_function(X_test), dtype=float),
+                before[key + "/decision_function"],
+                key,
+            )
+
+
+# ---- what is chosen is said and reused ---------------------------------------------------------
+@pytest.mark.parametrize("estimator", ADDITIVE)
+def test_defaults_say_what_they_chose_and_the_plain_model_repeats_it(estimator, medical):
+    X, Y, X_test = medical
+    model = estimator().fit(X, Y)
+    assert set(model.chosen_) >= {"events", "rule", "out_of_fold_micro_f1", "labels_per_row"}
+    assert f"rule={model.chosen_['rule']!r}" in repr(model)
+    assert model.chosen_["events"] is model.events_
+    plain = clone(model).set_params(**model.chosen_params_).fit(X, Y)
+    assert plain.chosen_ is None  # nothing was searched
+    np.testing.assert_array_equal(plain.predict(X_test), model.predict(X_test))
+    np.testing.assert_array_equal(plain.decision_function(X_test), model.decision_function(X_test))
+
+
+def test_defaults_beat_the_gaussian_on_word_counts(medical):
+    """The issue's case: the old default (Gaussian, 0.5 rule) on sparse 0/1 words."""
+    data = load_dataset("medical")
+    X, Y, X_test, Y_test = data.train.X, data.train.Y, data.test.X, data.test.Y
+    from mlnb.metrics import f1_score
+
+    old = BinaryRelevance(events="gaussian", rule="predict").fit(X, Y)
+    new = BinaryRelevance().fit(X, Y)
+    assert (
+        f1_score(Y_test, new.predict(X_test), average="micro")
+        > f1_score(Y_test, old.predict(X_test), average="micro") + 0.2
+    )
+    assert new.events_.name in {
+        "multinomial",
+        "bernoulli",
+        "bayesian_multinomial",
+        "bayesian_bernoulli",
+    }
+
+
+def test_a_given_rule_is_fitted_out_of_fold_and_a_given_cut_is_used_as_is():
+    X, Y = _counts()
+    scut = BinaryRelevance(events="multinomial", rule="scut").fit(X, Y)
+    assert isinstance(scut.rule_, SCut) and scut.chosen_["rule"] == "scut"
+    cut = BinaryRelevance(events="multinomial", rule=Threshold(2.0)).fit(X, Y)
+    assert cut.chosen_ is None and cut.rule_.threshold_ == 2.0
+    np.testing.assert_array_equal(cut.predict(X), (cut.decision_function(X) >= 2.0).astype(int))
+
+
+def test_tuned_thresholds_around_a_default_estimator_chooses_its_event_model():
+    X, Y = _counts()
+    tuned = TunedThresholdsCV(BinaryRelevance()).fit(X, Y)
+    assert "events" in tuned.best_params_ or tuned.best_params_ == {}
+    assert tuned.predict(X).shape == Y.shape
+
+
+# ---- one choice for a stream, merges, Dask and forgetting ---------------------------------
+@pytest.mark.parametrize("estimator", ADDITIVE)
+def test_partial_fit_chooses_on_the_first_batch_and_keeps_the_choice(estimator):
+    X, Y = _counts(n=240)
+    model = estimator().partial_fit(X[:120], Y[:120])
+    events, rule = model.events_, model.rule_
+    first = dict(model.chosen_)
+    model.partial_fit(X[120:], Y[120:])
+    assert model.events_ is events and model.rule_ is rule and model.chosen_ == first
+    plain = clone(model).set_params(**model.chosen_params_).fit(X, Y)
+    np.testing.assert_allclose(plain.decision_function(X), model.decision_function(X))
+
+
+def test_retune_chooses_the_rule_again_on_new_rows():
+    X, Y = _counts(n=300)
+    model = BinaryRelevance(events="multinomial", rule="predict").fit(X[:150], Y[:150])
+    assert model.rule_ is None
+    model.retune(X[150:], Y[150:])
+    from mlnb.metrics import f1_score
+
+    after = f1_score(Y[150:], model.predict(X[150:]), average="micro")
+    before = f1_score(Y[150:], (model.decision_function(X[150:]) > 0).astype(int), average="micro")
+    assert after >= before
+
+
+def test_models_that_chose_different_event_models_do_not_merge():
+    X, Y = _counts()
+    a = BinaryRelevance(events="tuned", rule="predict").fit(X, Y)
+    b = BinaryRelevance(events="tuned", rule="predict").fit(X[:40] * 0.5, Y[:40])
+    b.events_ = candidate_events(X)[-1]  # as if its rows had chosen another model
+    with pytest.raises(ValueError, match="different event models"):
+        a.merge(b)
+
+
+def test_dask_chooses_on_the_first_partition_and_merges():
+    da = pytest.importorskip("dask.array")
+    from mlnb import distributed
+
+    X, Y = _counts(n=240)
+    model = distributed.fit(
+        BinaryRelevance(), da.from_array(X, chunks=(80, -1)), da.from_array(Y, chunks=(80, -1))
+    )
+    first = BinaryRelevance().fit(X[:80], Y[:80])
+    assert repr(model.events_) == repr(first.events_)
+    plain = clone(first).set_params(**first.chosen_params_).fit(X, Y)
+    np.testing.assert_allclose(model.decision_function(X), plain.decision_function(X))
+    np.testing.assert_array_equal(model.predict(X), plain.predict(X))
+
+
+def test_forgetting_wrappers_choose_on_the_first_batch():
+    X, Y = _counts(n=240)
+    window = SlidingWindow(BinaryRelevance(), window=2)
+    window.partial_fit(X[:80], Y[:80]).partial_fit(X[80:160], Y[80:160])
+    first = BinaryRelevance().fit(X[:80], Y[:80])
+    assert window.settings_.get_params()["events"] is not None
+    assert repr(window.estimator_.events_) == repr(first.events_)
+    window.partial_fit(X[160:], Y[160:])  # the oldest batch leaves; the settings stay
+    assert repr(window.estimator_.events_) == repr(first.events_)
+    assert window.predict(X).shape == Y.shape
+
+
+# ---- the cardinality warning ---------------------------------------------------------------
+def test_fit_warns_when_out_of_fold_label_sets_are_far_too_large():
+    rng = np.random.default_rng(0)
+    Y = np.eye(12, dtype=int)[rng.integers(0, 12, 200)]  # one label per row
+    X = rng.poisson(1 + 3 * Y @ rng.random((12, 30)))
+    with pytest.warns(CardinalityWarning, match=r"12\.00 labels per row predicted"):
+        BinaryRelevance(events="multinomial", rule=RCut(k=12)).fit(X, Y)
+
+
+def test_fit_warns_when_out_of_fold_label_sets_are_far_too_small():
+    rng = np.random.default_rng(0)
+    Y = (rng.random((200, 6)) < 0.7).astype(int)
+    X = rng.poisson(1 + 3 * Y @ rng.random((6, 30)))
+    with pytest.warns(CardinalityWarning, match="1.00 labels per row predicted"):
+        BinaryRelevance(events="multinomial", rule=RCut(k=1)).fit(X, Y)
+
+
+def test_no_cardinality_warning_where_the_sizes_are_right():
+    X, Y = _counts()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CardinalityWarning)
+        BinaryRelevance().fit(X, Y)
+        BinaryRelevance(events="multinomial", rule=RCut(k=1)).fit(X, Y)
+
+
+def test_evaluation_warns_about_label_sets_far_too_large():
+    from mlnb.evaluation import cross_validate
+
+    rng = np.random.default_rng(0)
+    Y = np.eye(12, dtype=int)[rng.integers(0, 12, 200)]
+    X = rng.poisson(1 + 3 * Y @ rng.random((12, 30)))
+    model = BinaryRelevance(events="multinomial", rule=Threshold(-1e9))  # every label
+    with pytest.warns(Warning) as caught:
+        cross_validate(model, X, Y, cv=3, metrics=["hamming"])
+    assert caught  # the degenerate "almost every label" warning or the cardinality one
+
+
+# ---- scores rank: only infinite log-odds are bounded ----------------------------------------
+def test_gaussian_log_odds_on_sparse_words_are_not_clipped_into_ties(medical):
+    from mlnb.selection import label_scores
+
+    X, Y, X_test = medical
+    model = BinaryRelevance(events="gaussian", rule="predict").fit(X, Y)
+    raw = model.decision_function(X_test)
+    scores = label_scores(model, X_test)
+    finite = np.isfinite(raw)
+    np.testing.assert_array_equal(scores[finite], raw[finite])
+    assert np.abs(raw[finite]).max() > 745  # such scores were clipped, and tied, before
+    assert np.all(np.abs(scores[~finite]) >= 1e300)
+
+
+def test_the_command_line_predicts_as_python(tmp_path):
+    from click.testing import CliRunner
+
+    from mlnb.cli import main
+
+    data = load_dataset("emotions")
+    runner = CliRunner()
+    model_file = tmp_path / "br.mlnb"
+    out = tmp_path / "predictions.csv"
+    result = runner.invoke(main, ["fit", "emotions", "-m", "br", "-o", str(model_file)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(
+        main,
+        ["predict", str(model_file), "emotions", "--part", "test", "--no-proba", "-o", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    from_cli = np.loadtxt(out, delimiter=",", skiprows=1, dtype=int, ndmin=2)
+    python = BinaryRelevance().fit(data.train.X, data.train.Y).predict(data.test.X)
+    np.testing.assert_array_equal(from_cli, python)
