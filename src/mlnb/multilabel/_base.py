@@ -323,8 +323,17 @@ class AdditiveLabelNB(MultiLabelNB):
             n_features = self.event_model().input_width(features.n_features)
         self.n_features_in_ = int(n_features)
         self._install(features, stats["labels"])
-        self.rule_ = self._given_rule()
+        self._settings_given()
         return self
+
+    def _settings_given(self):
+        """The decision state of a model that chose nothing (from statistics, or fitted
+        with explicit settings): ``rule_`` as given, ``chosen_`` None and the settings in
+        force as ``chosen_params_``."""
+        self.rule_ = self._given_rule()
+        self.chosen_ = None
+        rule = OWN_RULE if self.rule_ is None else FittedRule(self.rule_)
+        self.chosen_params_ = {"events": self.events_, "rule": rule}
 
     # ---- settings chosen from the data (the defaults) ------------------------------------
     def partial_fit(self, X, y, sample_weight=None):
@@ -341,9 +350,7 @@ class AdditiveLabelNB(MultiLabelNB):
             n_labels = None if first_call else self.n_labels_
             super().partial_fit(X, y, sample_weight)
             if first_call:
-                self.rule_ = self._given_rule()
-                self.chosen_ = None
-                self.chosen_params_ = {"events": self.events_, "rule": self.rule}
+                self._settings_given()
             elif self.n_labels_ != n_labels and getattr(self, "rule_", None) is not None:
                 self._drop_rule(n_labels)
             return self

@@ -321,7 +321,7 @@ class NaiBX(AdditiveLabelNB):
         self.n_features_in_ = int(n_features)
         own = {k: None if v is None else v.copy() for k, v in stats.parts.items()}
         self._install_statistics(own, events)  # copies: _learn_one adds in place
-        self.rule_ = self._given_rule()
+        self._settings_given()
         return self
 
     def _check_alpha(self):

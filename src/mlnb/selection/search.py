@@ -14,7 +14,11 @@ It serves every estimator of the statistics protocol (``batch_statistics``,
 ``from_statistics``, ``statistics_key``): the single-label NB classifiers of :mod:`mlnb` and
 the additive multi-label ones (:class:`~mlnb.BinaryRelevance`,
 :class:`~mlnb.ClassifierChain`, :class:`~mlnb.IMLNB`, :class:`~mlnb.NaiBX`); others raise
-``TypeError``.
+``TypeError``. A model made from statistics chooses nothing: a multi-label estimator's
+``events`` must be in the grid or given, and it decides by its own ``predict`` unless its
+``rule`` is a rule object (its ``rule="tuned"`` is not searched per fold: give
+``rule="predict"`` to compare with ``GridSearchCV``'s refits, or use
+:class:`~mlnb.selection.TunedThresholdsCV` to choose the rule).
 """
 
 from __future__ import annotations

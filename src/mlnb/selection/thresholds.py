@@ -220,11 +220,14 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
     def out_of_fold_scores(self, X, Y, params=None):
         """Label scores of every row from a model that did not see it, (n x L).
 
-        ``params``: parameters of the estimator to score with (default: as given). Fold
-        subtraction for additive estimators (one statistics pass), refits otherwise.
+        ``params``: parameters of the estimator to score with (default: as given; at
+        ``events="tuned"``, the plainest event model it tries). Fold subtraction for
+        additive estimators (one statistics pass), refits otherwise.
         """
         Y = check_label_matrix(Y, sparse=True)
         folds = self._folds(Y.shape[0])
+        if params is None and self._tunes_events():
+            params = self._stages(X)[0][0]
         return next(self._grid_scores(X, Y, folds, [params or {}])).scores
 
     def _grid_scores(self, X, Y, folds, grid, shared=None, *, predict=False):
