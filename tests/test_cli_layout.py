@@ -39,13 +39,13 @@ def test_threshold_help_names_every_rule(command, monkeypatch):
 
 def test_threshold_help_keeps_its_wording():
     assert threshold_help() == (
-        "Decision rule of the multi-label methods, instead of the 0.5 rule: the method is "
-        "wrapped in mlnb.TunedThresholdsCV (rule fitted on 5-fold out-of-fold scores, micro "
-        "F1). tuned: the best of the rules; pcut, pcutl, rcut, mcut, scut, cardinality: that "
-        "rule; threshold: one cut fitted for micro F1; a number T: labels with log-odds >= T "
-        "(0 is about the 0.5 rule). -p parameters still go to the method itself. Without -p "
-        "events=..., methods tuned by fold subtraction (br, cc, pcc, imlnb, naibx) also "
-        "choose their event model and smoothing (param_grid='auto')."
+        "Decision rule of the multi-label methods, fitted on 5-fold out-of-fold scores (micro "
+        "F1). tuned: the best of the rules; pcut, pcutl, rcut, mcut, scut, microcuts, "
+        "cardinality: that rule; threshold: one cut fitted for micro F1; a number T: labels "
+        "with log-odds >= T (0 is about the 0.5 rule). br, cc, pcc, imlnb and naibx take it as "
+        "their rule= (their default is tuned, which also keeps their own rule unless a rule "
+        "beats it; -p rule=predict is the 0.5 rule); other methods are wrapped in "
+        "mlnb.TunedThresholdsCV."
     )
 
 

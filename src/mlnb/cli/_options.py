@@ -248,11 +248,10 @@ def threshold_help():
         rules.append("threshold: one cut fitted for micro F1")
     rules.append("a number T: labels with log-odds >= T (0 is about the 0.5 rule)")
     return (
-        "Decision rule of the multi-label methods, instead of the 0.5 rule: the method is "
-        "wrapped in mlnb.TunedThresholdsCV (rule fitted on 5-fold out-of-fold scores, micro "
-        f"F1). {'; '.join(rules)}. -p parameters still go to the method itself. Without -p "
-        "events=..., methods tuned by fold subtraction (br, cc, pcc, imlnb, naibx) also choose "
-        "their event model and smoothing (param_grid='auto')."
+        "Decision rule of the multi-label methods, fitted on 5-fold out-of-fold scores (micro "
+        f"F1). {'; '.join(rules)}. br, cc, pcc, imlnb and naibx take it as their rule= (their "
+        "default is tuned, which also keeps their own rule unless a rule beats it; -p "
+        "rule=predict is the 0.5 rule); other methods are wrapped in mlnb.TunedThresholdsCV."
     )
 
 
