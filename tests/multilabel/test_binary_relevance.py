@@ -114,5 +114,7 @@ def test_prequential_over_a_growing_label_set():
     Y = (rng.random((120, 4)) < 0.4).astype(int)
     X = rng.poisson(1 + 3 * Y @ rng.random((4, 6)))
     batches = [(X[:40], Y[:40, :3]), (X[40:80], Y[40:80]), (X[80:], Y[80:])]
-    result = prequential(BinaryRelevance(events="multinomial"), batches, metrics="hamming")
+    model = BinaryRelevance(events="multinomial")  # the rule is chosen on the first batch
+    with pytest.warns(UserWarning, match=r"fitted to 3 labels .* until retune"):
+        result = prequential(model, batches, metrics="hamming")
     assert len(result.n_rows) == 2 and np.isfinite(result.scores["hamming"]).all()
