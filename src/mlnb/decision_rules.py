@@ -267,17 +267,9 @@ class MCut(_Rule):
         return (scores >= threshold[:, None]).astype(int)
 
 
-class SCut(_Rule):
-    """One threshold per label maximising its F1, shrunk towards the best global one.
-
-    ``t_l = (n_l t_l* + m t) / (n_l + m)`` with ``n_l`` the label's positives, ``t_l*`` its
-    F1-best threshold, ``t`` the micro-F1-best global threshold and ``m`` = ``shrinkage``.
-
-    Parameters
-    ----------
-    shrinkage : float, default=10.0
-        Pseudo-positives of the global threshold; 0 is the unshrunk per-label SCut.
-    """
+class _ShrunkCuts(_Rule):
+    """Base: one threshold per label (:meth:`_label_cuts`), shrunk towards the best global
+    one by ``shrinkage`` pseudo-positives: ``t_l = (n_l t_l* + m t) / (n_l + m)``."""
 
     def __init__(self, shrinkage=10.0):
         self.shrinkage = shrinkage
@@ -291,18 +283,37 @@ class SCut(_Rule):
         if not np.isfinite(overall):
             overall = 0.0
         positives = truth.sum(axis=0)
-        best = _best_f1_cuts(scores, truth)[0]
+        best = self._label_cuts(scores, truth)
         # a label without positives (or scores all -inf) takes the global threshold
         best = np.where(np.isfinite(best), best, overall)
         weight = positives / np.maximum(positives + shrinkage, 1e-300)
         self.thresholds_ = weight * best + (1 - weight) * overall
         return self
 
+    def _label_cuts(self, scores, truth):
+        raise NotImplementedError
+
     def _thresholds(self):
         return self.thresholds_[None, :]
 
 
-class MicroCuts(_Rule):
+class SCut(_ShrunkCuts):
+    """One threshold per label maximising its F1, shrunk towards the best global one.
+
+    ``t_l = (n_l t_l* + m t) / (n_l + m)`` with ``n_l`` the label's positives, ``t_l*`` its
+    F1-best threshold, ``t`` the micro-F1-best global threshold and ``m`` = ``shrinkage``.
+
+    Parameters
+    ----------
+    shrinkage : float, default=10.0
+        Pseudo-positives of the global threshold; 0 is the unshrunk per-label SCut.
+    """
+
+    def _label_cuts(self, scores, truth):
+        return _best_f1_cuts(scores, truth)[0]
+
+
+class MicroCuts(_ShrunkCuts):
     """One threshold per label, jointly maximising micro F1, shrunk towards the best global one.
 
     Micro F1 over all labels is ``2 T / (K + P)`` (T true positives, K predicted, P true,
@@ -318,25 +329,8 @@ class MicroCuts(_Rule):
         Pseudo-positives ``m`` of the global micro-F1 threshold.
     """
 
-    def __init__(self, shrinkage=10.0):
-        self.shrinkage = shrinkage
-
-    def fit(self, scores, Y):
-        scores, truth = _check(scores, Y)
-        shrinkage = float(self.shrinkage)
-        if shrinkage < 0:
-            raise ValueError(f"shrinkage must be >= 0; got {self.shrinkage!r}")
-        overall = _micro_f1_cut(scores, truth)
-        overall = overall if np.isfinite(overall) else 0.0
-        best = _micro_cuts(scores, truth)
-        best = np.where(np.isfinite(best), best, overall)
-        positives = truth.sum(axis=0)
-        weight = positives / np.maximum(positives + shrinkage, 1e-300)
-        self.thresholds_ = weight * best + (1 - weight) * overall
-        return self
-
-    def _thresholds(self):
-        return self.thresholds_[None, :]
+    def _label_cuts(self, scores, truth):
+        return _micro_cuts(scores, truth)
 
 
 def _micro_cuts(scores, truth, rounds=20):
