@@ -1,5 +1,7 @@
 """DynamicChainEnsemble: dynamic NB chains, undersampling, CFS (Trajdos and Kurzynski, sec. 2.5)."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -430,3 +432,24 @@ def test_soft_scores_rank_better_than_hard_votes(shared_dataset):
     assert np.all(np.isfinite(scores)) and scores.shape == test.Y.shape
     soft = label_ranking_loss(test.Y, scores)
     assert soft < label_ranking_loss(test.Y, model.predict_proba(test.X)) - 0.05
+
+
+def test_an_empty_word_selection_scores_zero_with_the_bayesian_multinomial():
+    """A label whose selection holds no word: every document has probability 1 under it on
+    both sides (its class total is 0; no inf - inf, no NaN, no warning)."""
+    from mlnb.events import BayesianMultinomial
+    from mlnb.stats import GroupStats
+
+    rng = np.random.default_rng(0)
+    X = rng.poisson(1.0, (30, 5)).astype(float)
+    Y = (rng.random((30, 2)) < 0.5).astype(float)
+    events = BayesianMultinomial()
+    stats = GroupStats.from_data(X, Y, None, second_moments=False)
+    positive, negative = events.estimate(stats), events.estimate(stats.complement())
+    mask = np.array([[True, False, True, False, False], [False] * 5])
+    silenced = events.silence(positive, negative, mask)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        ratio = events.score_ratio(*silenced, X)
+    assert np.all(np.isfinite(ratio))
+    np.testing.assert_array_equal(ratio[:, 1], 0.0)

@@ -256,7 +256,11 @@ class BayesianMultinomial(_CountModel):
             words = entrywise_sum(
                 X, _masked_dirichlet_multinomial_term, [params.smoothed, params.words]
             )
-        return gammaln(class_total) - gammaln(class_total + doc_length) + words
+        # a document with none of the selected words has probability 1 under them (a label
+        # whose selection is empty has a class total of 0: no inf - inf)
+        with np.errstate(invalid="ignore"):
+            length_term = gammaln(class_total) - gammaln(class_total + doc_length)
+        return np.where(doc_length > 0, length_term, 0.0) + words
 
     def silence(self, positive, negative, mask):
         """Each side's predictive over the selected words alone (Dirichlet-multinomial of
