@@ -271,10 +271,6 @@ class AdditiveLabelNB(MultiLabelNB):
     #: The decision rule of a subclass without a ``rule`` parameter: its own ``predict``.
     rule = OWN_RULE
 
-    #: Whether the own ``predict`` is ``decision_function(X) > 0`` (the 0.5 rule on the
-    #: log-odds): the search then reads it from the scores.
-    _predicts_by_sign = False
-
     def statistics_key(self):
         """What the statistics depend on: estimators with equal keys share statistics."""
         return (type(self).__name__, self._uses_label_pairs, self.event_model().statistics_key())
@@ -438,6 +434,12 @@ class AdditiveLabelNB(MultiLabelNB):
             setting=f"events={resolution.events!r}, rule={resolution.rule_name!r}",
         )
         return self
+
+    def _scores_and_own_labels(self, X):
+        """``(decision_function(X), predict(X))`` of a model at ``rule="predict"``: what the
+        defaults' search needs of every fold model. Here two passes; a subclass whose
+        inference makes both at once returns them from one."""
+        return self.decision_function(X), self.predict(X)
 
     def _decided(self, X):
         """0/1 labels of the fitted rule on the label scores, or None: the own ``predict``."""

@@ -165,7 +165,6 @@ def _out_of_fold(template, candidates, X, Y, folds, weight):
     """Each candidate's out-of-fold scores and own predictions, one statistics pass per
     kind of statistics (a generator, in the candidates' order)."""
     engines = {}
-    sign_rule = getattr(template, "_predicts_by_sign", False)
     for events in candidates:
         model = clone(template).set_params(events=events)
         key = repr(model.statistics_key())
@@ -175,10 +174,9 @@ def _out_of_fold(template, candidates, X, Y, folds, weight):
         scores = np.empty(Y.shape)
         own = np.empty(Y.shape, dtype=np.int8)
         for test, fitted in zip(folds, engine.models(model), strict=True):
-            part = X[test]
-            scores[test] = finite_scores(fitted.decision_function(part))
-            # the 0.5 rule needs no second pass over the rows
-            own[test] = scores[test] > 0 if sign_rule else fitted.predict(part)
+            fold_scores, fold_labels = fitted._scores_and_own_labels(X[test])
+            scores[test] = finite_scores(fold_scores)
+            own[test] = fold_labels
         yield _Candidate(events, scores, own, engine)
 
 

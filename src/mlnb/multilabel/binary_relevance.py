@@ -79,8 +79,6 @@ class BinaryRelevance(AdditiveLabelNB):
     ['events', 'rule']
     """
 
-    _predicts_by_sign = True
-
     def __init__(
         self,
         *,
@@ -114,6 +112,11 @@ class BinaryRelevance(AdditiveLabelNB):
         stream with those zeros); a call that raises changes nothing."""
         check_nb_path(self, "partial_fit")
         return super().partial_fit(X, y, sample_weight)
+
+    def _scores_and_own_labels(self, X):
+        """The log-odds and the 0.5 rule's labels, from one pass (NB path)."""
+        log_odds = self._independent_log_odds(X)
+        return log_odds, (log_odds > 0).astype(int)
 
     def predict_log_odds(self, X):
         """``log P(y_l = 1 | x) - log P(y_l = 0 | x)`` per row and label (NB path)."""

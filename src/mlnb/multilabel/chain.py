@@ -219,6 +219,11 @@ class ClassifierChain(AdditiveLabelNB):
             return decided
         return self._search(X, order, conditional=False)[0]
 
+    def _scores_and_own_labels(self, X):
+        """``decision_function`` and the chain's own labels, from one search (NB path)."""
+        labels, scores = self._search(X, None)
+        return scores, labels
+
     def decision_function(self, X, order=None):
         """Finite label scores for ranking and thresholding (NB path).
 

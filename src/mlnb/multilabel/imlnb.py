@@ -284,6 +284,11 @@ class IMLNB(AdditiveLabelNB):
         """Stage-2 ``log P(y_k = 1 | x, y_selected) - log P(y_k = 0 | ...)``, (n x L)."""
         return self.predict_stages(X).log_odds
 
+    def _scores_and_own_labels(self, X):
+        """The stage-2 log-odds and labels, from one pass through the stages."""
+        stages = self.predict_stages(X)
+        return stages.log_odds, stages.labels
+
     def decision_function(self, X):
         """Label scores for ranking and thresholding: the stage-2 log-odds (n x L)."""
         return self.predict_log_odds(X)
