@@ -324,12 +324,17 @@ class AdditiveLabelNB(MultiLabelNB):
 
     def _settings_given(self):
         """The decision state of a model that chose nothing (from statistics, or fitted
-        with explicit settings): ``rule_`` as given, ``chosen_`` None and the settings in
-        force as ``chosen_params_``."""
+        with explicit settings): ``rule_`` as given, ``chosen_`` None."""
         self.rule_ = self._given_rule()
         self.chosen_ = None
-        rule = OWN_RULE if self.rule_ is None else FittedRule(self.rule_)
-        self.chosen_params_ = {"events": self.events_, "rule": rule}
+
+    @property
+    def chosen_params_(self):
+        """``events`` and ``rule`` in force, as parameters that give the same model with no
+        search: ``clone(model).set_params(**model.chosen_params_)`` (the fitted rule as a
+        :class:`~mlnb.decision_rules.FittedRule`, or ``"predict"``)."""
+        rule = getattr(self, "rule_", None)
+        return {"events": self.events_, "rule": OWN_RULE if rule is None else FittedRule(rule)}
 
     # ---- settings chosen from the data (the defaults) ------------------------------------
     def partial_fit(self, X, y, sample_weight=None):
@@ -366,8 +371,6 @@ class AdditiveLabelNB(MultiLabelNB):
         self.rule_ = None
         if getattr(self, "chosen_", None):
             self.chosen_ = {**self.chosen_, "rule": OWN_RULE}
-        if getattr(self, "chosen_params_", None):
-            self.chosen_params_ = {**self.chosen_params_, "rule": OWN_RULE}
 
     def _given_rule(self):
         """The rule that needs no scores: a fitted rule object, or a given cut, fitted now;
@@ -398,8 +401,6 @@ class AdditiveLabelNB(MultiLabelNB):
     @atomic
     def _fit_resolved(self, X, y, sample_weight):
         self._validate_params()
-        for attribute in ("feature_stats_", "label_stats_", "n_labels_", "events_"):
-            self.__dict__.pop(attribute, None)
         X = self._validate_X(X, reset=True)
         Y = check_label_matrix(y, X.shape[0], sparse=True)
         weight = None
@@ -422,10 +423,6 @@ class AdditiveLabelNB(MultiLabelNB):
             "rule": resolution.rule_name,
             "out_of_fold_micro_f1": resolution.results,
             "labels_per_row": (resolution.predicted_cardinality, resolution.true_cardinality),
-        }
-        self.chosen_params_ = {
-            "events": resolution.events,
-            "rule": OWN_RULE if resolution.rule is None else FittedRule(resolution.rule),
         }
         warn_cardinality(
             resolution.predicted_cardinality,
@@ -471,8 +468,6 @@ class AdditiveLabelNB(MultiLabelNB):
             if value > best[0]:
                 best = (value, rule)
         self.rule_ = best[1]
-        chosen = OWN_RULE if best[1] is None else FittedRule(best[1])
-        self.chosen_params_ = {**getattr(self, "chosen_params_", {}), "rule": chosen}
         if getattr(self, "chosen_", None) is not None:
             name = OWN_RULE if best[1] is None else rule_name(best[1])
             self.chosen_ = {**self.chosen_, "rule": name}
