@@ -7,6 +7,7 @@ from ._resolution import (
     candidate_events,
     chooses_settings,
     finite_scores,
+    wins_by_one_standard_error,
     with_chosen_settings,
 )
 from .bagging import BaggedBinaryRelevance
@@ -43,5 +44,6 @@ __all__ = [
     "chooses_settings",
     "finite_scores",
     "warn_cardinality",
+    "wins_by_one_standard_error",
     "with_chosen_settings",
 ]

@@ -45,6 +45,7 @@ __all__ = [
     "chooses_settings",
     "finite_scores",
     "resolve_settings",
+    "wins_by_one_standard_error",
     "with_chosen_settings",
 ]
 
@@ -190,8 +191,15 @@ def _tier(rule):
     return 0 if rule == OWN_RULE else (2 if rule in RICHER_RULES else 1)
 
 
-def _fold_scores(score, truth, predicted, folds):
-    return np.array([score(truth[test], predicted[test]) for test in folds])
+def wins_by_one_standard_error(score, truth, richer, plainer, folds):
+    """Whether label sets ``richer`` beat ``plainer`` by more than one standard error of
+    their difference in ``score`` over the folds (the one-standard-error rule of Breiman
+    et al. 1984: a setting only as good out of fold is not trusted to do better)."""
+    gains = np.array(
+        [score(truth[test], richer[test]) - score(truth[test], plainer[test]) for test in folds]
+    )
+    standard_error = np.std(gains, ddof=1) / np.sqrt(len(gains)) if len(gains) > 1 else 0.0
+    return bool(np.mean(gains) > standard_error)
 
 
 def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=None):
@@ -257,11 +265,7 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
         richer = max((best[t] for t in tiers if t <= tier), key=lambda option: option[0])
         if richer[1] is chosen[1] and richer[2] == chosen[2]:
             continue
-        gains = _fold_scores(score, truth, richer[4], folds) - _fold_scores(
-            score, truth, chosen[4], folds
-        )
-        standard_error = np.std(gains, ddof=1) / np.sqrt(len(gains)) if len(gains) > 1 else 0
-        if np.mean(gains) > standard_error:
+        if wins_by_one_standard_error(score, truth, richer[4], chosen[4], folds):
             chosen = richer
     _, candidate, name, fitted, predicted = chosen
     return Resolution(

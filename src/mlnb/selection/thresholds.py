@@ -37,7 +37,7 @@ from ..base.additive import FoldStatistics, check_partition, is_additive
 from ..base.validation import Integers, check_label_matrix
 from ..decision_rules import RULES, Threshold, make_rule
 from ..metrics import set_scorer
-from ..multilabel import TUNED, finite_scores
+from ..multilabel import TUNED, finite_scores, wins_by_one_standard_error
 from .grids import auto_stages
 
 __all__ = ["OWN_RULE", "TunedThresholdsCV", "label_scores", "scoring_function"]
@@ -323,11 +323,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
             rows["params"].append(given)
             rows["strategy"].append(OWN_RULE)
             rows["score"].append(float(score(truth, baseline.predictions)))
-            gains = [
-                score(truth[test], best[5][test]) - score(truth[test], baseline.predictions[test])
-                for test in folds
-            ]
-            if not np.mean(gains) > np.std(gains, ddof=1) / np.sqrt(len(gains)):
+            if not wins_by_one_standard_error(score, truth, best[5], baseline.predictions, folds):
                 best = (rows["score"][-1], given, OWN_RULE, None, baseline, None)
         _, params, name, rule, result, _ = best
         self.cv_results_ = {**rows, "score": np.array(rows["score"])}
