@@ -60,6 +60,7 @@ __all__ = [
     "RULES",
     "TUNED",
     "Auto",
+    "is_tuned",
     "column_kinds",
     "encode_frame",
     "frame_to_array",
@@ -74,6 +75,13 @@ RULES = ("auto", "weka")
 #: ``events="tuned"``: the event model a multi-label estimator chooses by cross-validation
 #: at fit (see :mod:`mlnb.multilabel`); once fitted, the model it chose (``events_``).
 TUNED = "tuned"
+
+
+def is_tuned(value):
+    """Whether a parameter's value is :data:`TUNED` (chosen from the data at fit)."""
+    return isinstance(value, str) and value == TUNED
+
+
 #: The kinds :func:`column_kinds` gives, under either rule.
 KINDS = ("categorical", "bernoulli", "multinomial", "gaussian", "discretised_gaussian")
 _COLUMN_TYPES = ("nominal", "numeric")
@@ -379,7 +387,7 @@ def estimator_events(estimator, spec, X=None):
     (``events_``). Anything else is made by :func:`~mlnb.events.make_event_model`.
     """
     fitted = vars(estimator)
-    if isinstance(spec, str) and spec == TUNED:
+    if is_tuned(spec):
         if "events_" in fitted:
             return fitted["events_"]
         raise ValueError(

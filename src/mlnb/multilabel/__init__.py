@@ -7,6 +7,7 @@ from ._resolution import (
     candidate_events,
     chooses_settings,
     finite_scores,
+    is_tuned,
     wins_by_one_standard_error,
     with_chosen_settings,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "choose_neighbours",
     "chooses_settings",
     "finite_scores",
+    "is_tuned",
     "warn_cardinality",
     "wins_by_one_standard_error",
     "with_chosen_settings",

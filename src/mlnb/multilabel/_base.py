@@ -33,7 +33,7 @@ from ..base.state import atomic, check_mergeable, same_params
 from ..base.validation import COUNT, MISSING_OPTIONS, SHARE, check_label_matrix, validate_rows
 from ..decision_rules import RULES, FittedRule, Threshold, rule_name
 from ..events import EventModel, bind_missing
-from ..events.auto import TUNED, Auto, estimator_events
+from ..events.auto import TUNED, Auto, estimator_events, is_tuned
 from ..metrics import set_scorer
 from ..stats import NamedStats
 from ._label_model import (
@@ -130,7 +130,7 @@ class MultiLabelEstimator(UnitTestParams, MultiLabelClassifierMixin, BaseEstimat
         chosen = getattr(self, "chosen_", None)
         if chosen:
             return f"{text} [chose events={chosen['events']!r}, rule={chosen['rule']!r}]"
-        if getattr(self, "events", None) == TUNED and hasattr(self, "events_"):
+        if is_tuned(getattr(self, "events", None)) and hasattr(self, "events_"):
             return f"{text} [chose events={self.events_!r}]"
         return text
 
@@ -386,12 +386,12 @@ class AdditiveLabelNB(MultiLabelNB):
     def _rule_to_fit(self):
         """The ``rule`` given to the search: None (``"tuned"``: every rule and the own
         ``predict``), or the given one."""
-        return None if isinstance(self.rule, str) and self.rule == TUNED else self.rule
+        return None if is_tuned(self.rule) else self.rule
 
     def _searches(self):
         """Whether fitting chooses settings out of fold: ``events="tuned"``, or a rule
         that learns (``"tuned"``, a rule name, or an unfitted rule object)."""
-        if isinstance(self.events, str) and self.events == TUNED:
+        if is_tuned(self.events):
             return True
         if isinstance(self.rule, str):
             return self._rule_to_fit() != OWN_RULE
@@ -406,13 +406,12 @@ class AdditiveLabelNB(MultiLabelNB):
         weight = None
         if sample_weight is not None:
             weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        tuned_events = isinstance(self.events, str) and self.events == TUNED
         resolution = resolve_settings(
             self,
             X,
             Y,
             sample_weight=weight,
-            events=None if tuned_events else self.event_model(X),
+            events=None if is_tuned(self.events) else self.event_model(X),
             rule=self._rule_to_fit(),
         )
         self.events_ = resolution.events

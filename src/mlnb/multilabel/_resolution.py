@@ -34,7 +34,7 @@ from sklearn.model_selection import KFold
 
 from ..base.additive import FoldStatistics
 from ..decision_rules import RULES, make_rule, rule_name
-from ..events.auto import TUNED
+from ..events.auto import TUNED, is_tuned
 from ..metrics import set_scorer
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "candidate_events",
     "chooses_settings",
     "finite_scores",
+    "is_tuned",
     "resolve_settings",
     "wins_by_one_standard_error",
     "with_chosen_settings",
@@ -127,7 +128,7 @@ def chooses_settings(estimator):
     """Whether fitting ``estimator`` chooses settings from the data (a parameter at
     ``"tuned"``): then two fits on different rows may choose differently."""
     params = estimator.get_params(deep=False).values()
-    return any(isinstance(value, str) and value == TUNED for value in params)
+    return any(is_tuned(value) for value in params)
 
 
 def with_chosen_settings(estimator, fitted):

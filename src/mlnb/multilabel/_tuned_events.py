@@ -14,7 +14,7 @@ almost nothing on scene: micro F1 0.13 against 0.64 with the Gaussian).
 from __future__ import annotations
 
 from ..base.validation import check_label_matrix
-from ..events.auto import TUNED
+from ..events.auto import is_tuned
 from ._resolution import OWN_RULE, resolve_settings
 from .binary_relevance import BinaryRelevance
 
@@ -28,7 +28,7 @@ def choose_events(estimator, X, Y, sample_weight=None):
     0.5 rule; otherwise nothing is done (the estimator's own fit
     makes the model ``events`` names). X: validated rows; Y: sparse label matrix.
     """
-    if not _tuned(estimator):
+    if not is_tuned(estimator.events):
         return
     Y = check_label_matrix(Y, X.shape[0], sparse=True)
     template = BinaryRelevance(missing=getattr(estimator, "missing", "error"))
@@ -42,8 +42,4 @@ def choose_events(estimator, X, Y, sample_weight=None):
 def member_events(estimator):
     """The ``events`` to give an ensemble's members: the chosen ``events_`` at
     ``events="tuned"`` (after :func:`choose_events`), else ``events`` as given."""
-    return estimator.events_ if _tuned(estimator) else estimator.events
-
-
-def _tuned(estimator):
-    return isinstance(estimator.events, str) and estimator.events == TUNED
+    return estimator.events_ if is_tuned(estimator.events) else estimator.events

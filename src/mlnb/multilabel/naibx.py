@@ -52,7 +52,7 @@ from ..events.categorical import check_pseudo_count, log_categorical
 from ..stats import GroupStats, NamedStats, one_hot
 from ._base import NB_CONSTRAINTS, AdditiveLabelNB, count_new_labels
 from ._labels import binary_classes
-from ._resolution import OWN_RULE, TUNED
+from ._resolution import OWN_RULE, is_tuned
 
 __all__ = ["CascadeSteps", "NaiBX"]
 
@@ -298,7 +298,7 @@ class NaiBX(AdditiveLabelNB):
     def _rule_to_fit(self):
         """With ``fixed_size`` the cascade's sets of that size are the decision: the rule
         is not searched (``"tuned"`` keeps the cascade)."""
-        if self.fixed_size is not None and isinstance(self.rule, str) and self.rule == TUNED:
+        if self.fixed_size is not None and is_tuned(self.rule):
             return OWN_RULE
         return super()._rule_to_fit()
 

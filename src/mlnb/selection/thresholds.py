@@ -37,7 +37,7 @@ from ..base.additive import FoldStatistics, check_partition, is_additive
 from ..base.validation import Integers, check_label_matrix
 from ..decision_rules import RULES, Threshold, make_rule
 from ..metrics import set_scorer
-from ..multilabel import TUNED, finite_scores, wins_by_one_standard_error
+from ..multilabel import finite_scores, is_tuned, wins_by_one_standard_error
 from .grids import auto_stages
 
 __all__ = ["OWN_RULE", "TunedThresholdsCV", "label_scores", "scoring_function"]
@@ -342,8 +342,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         return self
 
     def _tunes_events(self):
-        events = getattr(self.estimator, "events", None)
-        return isinstance(events, str) and events == TUNED and is_additive(self.estimator)
+        return is_tuned(getattr(self.estimator, "events", None)) and is_additive(self.estimator)
 
     def _auto(self):
         return isinstance(self.strategy, str) and self.strategy == "auto"
