@@ -458,9 +458,10 @@ class AdditiveLabelNB(MultiLabelNB):
         check_is_fitted(self)
         score = set_scorer("f1_micro")
         truth = check_label_matrix(y, sparse=False)
-        scores = finite_scores(self.decision_function(X))
-        self.rule_ = None
-        best = (score(truth, self.predict(X)), None)
+        self.rule_ = None  # the own predict's labels come with the scores
+        scores, own = self._scores_and_own_labels(X)
+        scores = finite_scores(scores)
+        best = (score(truth, own), None)
         for make in RULES.values():
             rule = make().fit(scores, truth)
             value = score(truth, rule.predict(scores))
