@@ -14,7 +14,9 @@ from mlnb.decision_rules import (
     PCutL,
     RCut,
     SCut,
+    SortedScores,
     Threshold,
+    fit_rules,
     make_rule,
 )
 from mlnb.events import Bernoulli, Multinomial
@@ -375,3 +377,37 @@ def test_auto_grid_of_a_chain_chooses_events_nearly_as_br_then_its_label_smoothi
     assert [{k: p[k] for k in ("label_prior", "label_alpha")} for p in second] == LABEL_GRID
     assert tuned.best_strategy_ != OWN_RULE
     assert tuned.best_params_ == params[int(np.argmax(scores))]
+
+
+def test_rules_fitted_together_on_sorted_scores_equal_rules_fitted_alone():
+    """fit_rules shares one sort of the labels and rows among the rules: every rule ends
+    with the same cuts and the same label sets as when fitted alone to the plain array,
+    with ties and infinite scores (constant labels) among the scores."""
+    rng = np.random.default_rng(7)
+    scores = np.round(rng.normal(size=(120, 9)), 1)  # many ties
+    scores[:, 3] = -np.inf  # a label never seen
+    scores[:5, 4] = np.inf
+    Y = (rng.random((120, 9)) < 0.3).astype(int)
+    Y[:, 3] = 0
+    shared = SortedScores(scores, Y)
+    together = fit_rules(list(RULES), shared)
+    for name, rule in RULES.items():
+        alone = rule().fit(scores, Y)
+        for attribute in ("threshold_", "thresholds_", "k_"):
+            if hasattr(alone, attribute):
+                np.testing.assert_array_equal(
+                    getattr(together[name], attribute), getattr(alone, attribute)
+                )
+        np.testing.assert_array_equal(together[name].predict(shared), alone.predict(scores))
+
+
+def test_sorted_scores_without_truth_refuse_to_fit():
+    with pytest.raises(ValueError, match="true label sets"):
+        PCutL().fit(SortedScores(np.zeros((3, 2))))
+
+
+def test_rcut_breaks_ties_by_column_order():
+    """Among tied scores the first columns are taken, whatever else is in the row."""
+    scores = np.array([[1.0, 1.0, 1.0, -np.inf], [0.0, 2.0, 2.0, 2.0]])
+    rule = RCut(k=2).fit(scores, np.zeros((2, 4)))
+    assert rule.predict(scores).tolist() == [[1, 1, 0, 0], [0, 1, 1, 0]]

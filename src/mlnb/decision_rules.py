@@ -24,9 +24,13 @@ out-of-fold scores of :class:`mlnb.selection.TunedThresholdsCV`:
 Every rule works on scores, never on saturated probabilities: give it log-odds
 (``decision_function``). Rules are fitted with ``fit(scores, Y)`` and applied with
 ``predict(scores)``; they hold only what they learnt (``threshold_``, ``thresholds_``, ``k_``).
+Rules fitted to the same scores share one sort of each label's scores and one of each row's:
+give them a :class:`SortedScores` (what a search over rules does, :func:`fit_rules`).
 """
 
 from __future__ import annotations
+
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,7 +49,9 @@ __all__ = [
     "PCutL",
     "RCut",
     "SCut",
+    "SortedScores",
     "Threshold",
+    "fit_rules",
     "make_rule",
     "rule_name",
 ]
@@ -65,23 +71,27 @@ def _check(scores, Y=None):
     return scores, (Y != 0)
 
 
-def _best_f1_cuts(scores, truth, n_true=None):
+def _label_sort(scores, truth):
+    """Each label's scores in decreasing order and its truth in that order, as rows of two
+    (n_labels, n_samples) arrays (each label contiguous: 3x faster on delicious's 12920 x
+    983 out-of-fold scores than sorting along the first axis)."""
+    columns = np.ascontiguousarray(scores.T)
+    order = np.argsort(-columns, axis=1)
+    ordered = np.take_along_axis(columns, order, axis=1)
+    return ordered, np.take_along_axis(np.ascontiguousarray(truth.T), order, axis=1)
+
+
+def _best_f1_cuts(scores, truth, n_true=None, label_sort=None):
     """The threshold of every column maximising the F1 of ``scores >= t`` against
     ``truth`` (inf for a column without positives), all in one sort of the columns: the
     cuts between consecutive distinct scores are all tried at once. ``n_true``: the
-    positives of each column when ``scores`` holds only its top part. Returns the
-    thresholds and their F1.
-
-    Works on the transposed columns, each contiguous (3x faster on delicious's 12920 x 983
-    out-of-fold scores than sorting along the first axis).
+    positives of each column when ``scores`` holds only its top part; ``label_sort``: the
+    columns already sorted (:func:`_label_sort`). Returns the thresholds and their F1.
     """
     n_samples, n_labels = scores.shape
     if n_samples == 0:
         return np.full(n_labels, np.inf), np.zeros(n_labels)
-    columns = np.ascontiguousarray(scores.T)
-    order = np.argsort(-columns, axis=1)
-    ordered = np.take_along_axis(columns, order, axis=1)
-    positive = np.take_along_axis(np.ascontiguousarray(truth.T), order, axis=1)
+    ordered, positive = _label_sort(scores, truth) if label_sort is None else label_sort
     n_true = positive.sum(axis=1) if n_true is None else np.broadcast_to(n_true, (n_labels,))
     true_positives = np.cumsum(positive, axis=1, dtype=np.int64)
     f1 = 2 * true_positives / (np.arange(1, n_samples + 1)[None, :] + n_true[:, None])
@@ -134,14 +144,14 @@ def _cut_share(scores, share):
     return (low + high) / 2 if np.isfinite(low) and np.isfinite(high) else high
 
 
-def _cut_shares(scores, shares):
-    """:func:`_cut_share` of every column with its own share (one sort of the columns)."""
-    n_samples, n_labels = scores.shape
-    ordered = np.sort(np.ascontiguousarray(scores.T), axis=1)  # each label's, increasing
+def _cut_shares(ordered, shares):
+    """:func:`_cut_share` of every label with its own share, from each label's scores in
+    decreasing order (the rows of ``ordered``, :func:`_label_sort`)."""
+    n_labels, n_samples = ordered.shape
     k = np.rint(np.asarray(shares) * n_samples).astype(np.intp)
     labels = np.arange(n_labels)
-    high = ordered[labels, np.clip(n_samples - k, 0, n_samples - 1)]  # the k-th largest
-    low = ordered[labels, np.clip(n_samples - k - 1, 0, n_samples - 1)]
+    high = ordered[labels, np.clip(k - 1, 0, n_samples - 1)]  # the k-th largest
+    low = ordered[labels, np.clip(k, 0, n_samples - 1)]
     with np.errstate(invalid="ignore"):
         middle = (low + high) / 2
     threshold = np.where(np.isfinite(low) & np.isfinite(high), middle, high)
@@ -149,14 +159,106 @@ def _cut_shares(scores, shares):
     return np.where(k >= n_samples, -np.inf, threshold)
 
 
-class _Rule(Registered, BaseEstimator):
-    """Base: ``fit(scores, Y)`` then ``predict(scores)`` (0/1, the shape of scores)."""
+class SortedScores:
+    """Label scores (and their truth, for fitting), with each label's sort and each row's
+    computed once, on first use, and shared by every rule fitted to or applied to them.
 
-    def fit(self, scores, Y):
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples, n_labels)
+        Finite or infinite log-odds (no NaN).
+    Y : array-like or sparse matrix of shape (n_samples, n_labels), optional
+        The true label sets (needed to fit rules).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb.decision_rules import SortedScores, fit_rules
+    >>> scores = np.array([[2.0, -1.0], [0.5, 1.5], [-3.0, 0.2]])
+    >>> Y = np.array([[1, 0], [1, 1], [0, 1]])
+    >>> rules = fit_rules(["pcutl", "rcut"], SortedScores(scores, Y))
+    >>> rules["pcutl"].predict(scores).tolist()
+    [[1, 0], [1, 1], [0, 1]]
+    """
+
+    def __init__(self, scores, Y=None):
+        if Y is None:
+            self.scores, self.truth = _check(scores), None
+        else:
+            self.scores, self.truth = _check(scores, Y)
+
+    @property
+    def shape(self):
+        return self.scores.shape
+
+    def _need_truth(self):
+        if self.truth is None:
+            raise ValueError("fitting a rule needs the true label sets: SortedScores(scores, Y)")
+        return self.truth
+
+    @cached_property
+    def by_label(self):
+        """Each label's scores, decreasing, and its truth in that order (n_labels x n)."""
+        return _label_sort(self.scores, self._need_truth())
+
+    @cached_property
+    def micro_cut(self):
+        """The one threshold over all labels maximising micro F1."""
+        return _micro_f1_cut(self.scores, self._need_truth())
+
+    @cached_property
+    def by_row(self):
+        """Each row's scores, decreasing, and their columns."""
+        order = np.argsort(-self.scores, axis=1, kind="stable")
+        return np.take_along_axis(self.scores, order, axis=1), order
+
+    def top(self, k):
+        """Each row's ``k`` largest scores, largest first, and their columns (ties: the
+        first column first)."""
+        values, columns = self.by_row
+        return values[:, :k], columns[:, :k]
+
+
+def _sorted(scores, Y=None):
+    """``scores`` as :class:`SortedScores` (as they are if they already are)."""
+    if isinstance(scores, SortedScores):
+        if Y is not None and scores.truth is None:
+            return SortedScores(scores.scores, Y)
+        return scores
+    return SortedScores(scores, Y)
+
+
+def fit_rules(rules, scores, Y=None):
+    """Fit several rules to the same scores, sharing their sorts.
+
+    Parameters
+    ----------
+    rules : iterable of rule names or rule objects, or dict name -> rule
+    scores : array-like or SortedScores
+    Y : label sets (unless ``scores`` is a SortedScores with its truth)
+
+    Returns
+    -------
+    dict
+        name -> fitted clone of the rule.
+    """
+    from sklearn.base import clone
+
+    scores = _sorted(scores, Y)
+    if not isinstance(rules, dict):
+        rules = {(r if isinstance(r, str) else rule_name(r)): r for r in rules}
+    return {name: clone(make_rule(rule)).fit(scores) for name, rule in rules.items()}
+
+
+class _Rule(Registered, BaseEstimator):
+    """Base: ``fit(scores, Y)`` then ``predict(scores)`` (0/1, the shape of scores);
+    ``scores`` may be a :class:`SortedScores` (then ``Y`` may be left out)."""
+
+    def fit(self, scores, Y=None):
         raise NotImplementedError
 
     def predict(self, scores):
-        scores = _check(scores)
+        scores = scores.scores if isinstance(scores, SortedScores) else _check(scores)
         return (scores >= self._thresholds()).astype(int)
 
 
@@ -172,10 +274,10 @@ class Threshold(_Rule):
     def __init__(self, threshold=None):
         self.threshold = threshold
 
-    def fit(self, scores, Y):
-        scores, truth = _check(scores, Y)
+    def fit(self, scores, Y=None):
+        scores = _sorted(scores, Y)
         if self.threshold is None:
-            self.threshold_ = _micro_f1_cut(scores, truth)
+            self.threshold_ = scores.micro_cut
         else:
             self.threshold_ = float(self.threshold)
         return self
@@ -187,10 +289,11 @@ class Threshold(_Rule):
 class PCut(_Rule):
     """One threshold over all labels, giving the training label density of positives."""
 
-    def fit(self, scores, Y):
-        scores, truth = _check(scores, Y)
+    def fit(self, scores, Y=None):
+        scores = _sorted(scores, Y)
+        truth = scores._need_truth()
         self.density_ = float(truth.mean()) if truth.size else 0.0
-        self.threshold_ = _cut_share(scores, self.density_)
+        self.threshold_ = _cut_share(scores.scores, self.density_)
         return self
 
     def _thresholds(self):
@@ -200,10 +303,13 @@ class PCut(_Rule):
 class PCutL(_Rule):
     """One threshold per label, giving each label its training frequency of positives."""
 
-    def fit(self, scores, Y):
-        scores, truth = _check(scores, Y)
-        self.frequency_ = truth.mean(axis=0)
-        self.thresholds_ = _cut_shares(scores, self.frequency_)
+    def fit(self, scores, Y=None):
+        scores = _sorted(scores, Y)
+        self.frequency_ = scores._need_truth().mean(axis=0)
+        if scores.shape[0] == 0:
+            self.thresholds_ = np.full(scores.shape[1], np.inf)
+        else:
+            self.thresholds_ = _cut_shares(scores.by_label[0], self.frequency_)
         return self
 
     def _thresholds(self):
@@ -211,7 +317,7 @@ class PCutL(_Rule):
 
 
 class RCut(_Rule):
-    """The ``k`` best-scored labels of every row.
+    """The ``k`` best-scored labels of every row (among tied scores, the first columns).
 
     Parameters
     ----------
@@ -222,8 +328,8 @@ class RCut(_Rule):
     def __init__(self, k=None):
         self.k = k
 
-    def fit(self, scores, Y):
-        scores, truth = _check(scores, Y)
+    def fit(self, scores, Y=None):
+        truth = _sorted(scores, Y)._need_truth()
         if self.k is None:
             cardinality = truth.sum(axis=1).mean() if truth.size else 1.0
             self.k_ = max(round(float(cardinality)), 1)
@@ -232,12 +338,11 @@ class RCut(_Rule):
         return self
 
     def predict(self, scores):
-        scores = _check(scores)
+        scores = _sorted(scores)
         k = min(self.k_, scores.shape[1])
         out = np.zeros(scores.shape, dtype=int)
         if k > 0:
-            top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
-            np.put_along_axis(out, top, 1, axis=1)
+            np.put_along_axis(out, scores.top(k)[1], 1, axis=1)
         return out
 
 
@@ -248,23 +353,23 @@ class MCut(_Rule):
     (probabilities or bounded log-odds).
     """
 
-    def fit(self, scores, Y):
-        _check(scores, Y)
+    def fit(self, scores, Y=None):
+        _sorted(scores, Y)._need_truth()
         return self
 
     def predict(self, scores):
-        scores = _check(scores)
+        scores = _sorted(scores)
         if scores.shape[1] < 2:
-            return (scores >= 0).astype(int)
-        ordered = np.sort(scores, axis=1)[:, ::-1]  # each row decreasing (a view)
+            return (scores.scores >= 0).astype(int)
+        ordered = scores.by_row[0]  # each row decreasing
         with np.errstate(invalid="ignore"):
             gaps = ordered[:, :-1] - ordered[:, 1:]
         gaps[~np.isfinite(gaps)] = -1.0  # a gap next to an infinite score is no cut
         cut = np.argmax(gaps, axis=1)
-        rows = np.arange(len(scores))
+        rows = np.arange(scores.shape[0])
         upper, lower = ordered[rows, cut], ordered[rows, cut + 1]
         threshold = np.where(np.isfinite(lower), (upper + lower) / 2, upper)
-        return (scores >= threshold[:, None]).astype(int)
+        return (scores.scores >= threshold[:, None]).astype(int)
 
 
 class _ShrunkCuts(_Rule):
@@ -274,23 +379,24 @@ class _ShrunkCuts(_Rule):
     def __init__(self, shrinkage=10.0):
         self.shrinkage = shrinkage
 
-    def fit(self, scores, Y):
-        scores, truth = _check(scores, Y)
+    def fit(self, scores, Y=None):
+        scores = _sorted(scores, Y)
         shrinkage = float(self.shrinkage)
         if shrinkage < 0:
             raise ValueError(f"shrinkage must be >= 0; got {self.shrinkage!r}")
-        overall = _micro_f1_cut(scores, truth)
+        overall = scores.micro_cut
         if not np.isfinite(overall):
             overall = 0.0
-        positives = truth.sum(axis=0)
-        best = self._label_cuts(scores, truth)
+        positives = scores._need_truth().sum(axis=0)
+        best = self._label_cuts(scores)
         # a label without positives (or scores all -inf) takes the global threshold
         best = np.where(np.isfinite(best), best, overall)
         weight = positives / np.maximum(positives + shrinkage, 1e-300)
         self.thresholds_ = weight * best + (1 - weight) * overall
         return self
 
-    def _label_cuts(self, scores, truth):
+    def _label_cuts(self, scores):
+        """Each label's cut, from a :class:`SortedScores` with its truth."""
         raise NotImplementedError
 
     def _thresholds(self):
@@ -309,8 +415,10 @@ class SCut(_ShrunkCuts):
         Pseudo-positives of the global threshold; 0 is the unshrunk per-label SCut.
     """
 
-    def _label_cuts(self, scores, truth):
-        return _best_f1_cuts(scores, truth)[0]
+    def _label_cuts(self, scores):
+        if scores.shape[0] == 0:
+            return np.full(scores.shape[1], np.inf)
+        return _best_f1_cuts(scores.scores, scores.truth, label_sort=scores.by_label)[0]
 
 
 class MicroCuts(_ShrunkCuts):
@@ -329,20 +437,17 @@ class MicroCuts(_ShrunkCuts):
         Pseudo-positives ``m`` of the global micro-F1 threshold.
     """
 
-    def _label_cuts(self, scores, truth):
-        return _micro_cuts(scores, truth)
+    def _label_cuts(self, scores):
+        if scores.shape[0] == 0:
+            return np.full(scores.shape[1], np.inf)
+        return _micro_cuts(*scores.by_label)
 
 
-def _micro_cuts(scores, truth, rounds=20):
+def _micro_cuts(ordered, positive, rounds=20):
     """Each label's threshold of the cuts that maximise micro F1 together (inf for a label
-    without positives: it predicts nothing)."""
-    n_samples, n_labels = scores.shape
-    if n_samples == 0:
-        return np.full(n_labels, np.inf)
-    columns = np.ascontiguousarray(scores.T)
-    order = np.argsort(-columns, axis=1)
-    ordered = np.take_along_axis(columns, order, axis=1)
-    positive = np.take_along_axis(np.ascontiguousarray(truth.T), order, axis=1)
+    without positives: it predicts nothing), from each label's scores in decreasing order
+    and its truth in that order (:func:`_label_sort`)."""
+    n_labels, n_samples = ordered.shape
     hits = np.zeros((n_labels, n_samples + 1))
     hits[:, 1:] = np.cumsum(positive, axis=1)  # true positives of the top k, k = 0..n
     n_true = hits[:, -1].sum()
@@ -370,7 +475,8 @@ def _micro_cuts(scores, truth, rounds=20):
 
 
 class Cardinality(_Rule):
-    """The k(x) best-scored labels of each row, k(x) predicted from the row's scores.
+    """The k(x) best-scored labels of each row (ties: the first columns), k(x) predicted
+    from the row's scores.
 
     A Gaussian Naive Bayes size model (the set size as its class, as NaiBX's first stage
     and Tang et al.'s 2009 MetaLabeler predict it) on the row's ``n_top`` largest scores,
@@ -387,25 +493,25 @@ class Cardinality(_Rule):
 
     def _features(self, scores):
         top = min(int(self.n_top), scores.shape[1])
-        return np.clip(_top_scores(scores, top)[0], -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
+        return np.clip(scores.top(top)[0], -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
 
-    def fit(self, scores, Y):
+    def fit(self, scores, Y=None):
         from .naive_bayes import GaussianNB
 
-        scores, truth = _check(scores, Y)
+        scores = _sorted(scores, Y)
         if int(self.n_top) < 1:
             raise ValueError(f"n_top must be >= 1; got {self.n_top!r}")
-        sizes = truth.sum(axis=1)
+        sizes = scores._need_truth().sum(axis=1)
         self.size_model_ = GaussianNB(var_smoothing=1e-3).fit(self._features(scores), sizes)
         return self
 
     def predict(self, scores):
-        scores = _check(scores)
+        scores = _sorted(scores)
         sizes = self.size_model_.predict(self._features(scores)).astype(np.intp)
         out = np.zeros(scores.shape, dtype=int)
         largest = min(int(sizes.max(initial=0)), scores.shape[1])
         if largest > 0:
-            columns = _top_scores(scores, largest)[1]  # each row's best, best first
+            columns = scores.top(largest)[1]  # each row's best, best first
             chosen = np.arange(largest)[None, :] < sizes[:, None]
             np.put_along_axis(out, columns, chosen.astype(int), axis=1)
         return out
@@ -427,7 +533,7 @@ class FittedRule(_Rule):
     def __sklearn_clone__(self):
         return self
 
-    def fit(self, scores, Y):
+    def fit(self, scores, Y=None):
         """Nothing to learn; returns self."""
         return self
 
@@ -439,18 +545,6 @@ def rule_name(rule):
     """The name of :data:`RULES` of a rule object (its class name if it has none)."""
     names = {cls: name for name, cls in RULES.items()}
     return names.get(type(rule), type(rule).__name__)
-
-
-def _top_scores(scores, k):
-    """Each row's ``k`` largest scores, largest first, and their columns (a partition,
-    then a sort of the k: not a sort of the whole row)."""
-    if k < scores.shape[1]:
-        columns = np.argpartition(-scores, k - 1, axis=1)[:, :k]
-    else:
-        columns = np.broadcast_to(np.arange(scores.shape[1]), scores.shape)
-    values = np.take_along_axis(scores, columns, axis=1)
-    order = np.argsort(-values, axis=1, kind="stable")
-    return np.take_along_axis(values, order, axis=1), np.take_along_axis(columns, order, axis=1)
 
 
 #: Rules by the names that ``TunedThresholdsCV(strategy=...)`` takes.
