@@ -34,7 +34,13 @@ from mlnb.datasets import load_dataset
 from mlnb.decision_rules import RULES, MicroCuts, RCut, SCut, Threshold
 from mlnb.forgetting import SlidingWindow
 from mlnb.multilabel import CardinalityWarning, candidate_events, finite_scores
-from mlnb.multilabel._resolution import OWN_RULE, _out_of_fold, resolve_settings
+from mlnb.multilabel._resolution import (
+    FINALISTS,
+    OWN_RULE,
+    SCREEN_RULE,
+    _out_of_fold,
+    resolve_settings,
+)
 
 DATA = Path(__file__).parent / "data"
 ADDITIVE = [BinaryRelevance, ClassifierChain, IMLNB, NaiBX]
@@ -86,7 +92,10 @@ def test_the_search_keeps_the_plain_setting_unless_a_richer_one_wins():
     resolution = resolve_settings(BinaryRelevance(), X, sp.csr_matrix(Y))
     assert resolution.results  # every (event model, rule) tried is reported
     assert len(resolution.results) == len(candidate_events(X))
-    assert all(len(rules) == len(RULES) + 1 for rules in resolution.results.values())
+    # every candidate with its own predict and the screen rule; the finalists with all rules
+    sizes = sorted(len(rules) for rules in resolution.results.values())
+    assert sizes == [2] * (len(sizes) - FINALISTS) + [len(RULES) + 1] * FINALISTS
+    assert all({OWN_RULE, SCREEN_RULE} <= set(rules) for rules in resolution.results.values())
     best = max(max(rules.values()) for rules in resolution.results.values())
     chosen = resolution.results[repr(resolution.events)][resolution.rule_name]
     assert chosen <= best

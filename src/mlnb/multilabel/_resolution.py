@@ -10,8 +10,11 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
 2. every candidate event model scores the rows of each fold with the model that did not see
    them (out-of-fold log-odds); candidates whose statistics agree (the smoothings of one
    event model) share the pass;
-3. every candidate is tried with every rule of :mod:`mlnb.decision_rules` fitted to its
-   out-of-fold scores, and with the model's own ``predict``, by out-of-fold micro F1;
+3. every candidate is tried with its own ``predict`` and with one threshold for all labels
+   fitted to micro F1 (a screen of how well its scores rank); the :data:`FINALISTS` best
+   on that screen are tried with every other rule of :mod:`mlnb.decision_rules`, fitted to
+   their out-of-fold scores (the rules share one sort of each label's and each row's
+   scores, :class:`~mlnb.decision_rules.SortedScores`), by out-of-fold micro F1;
 4. the plainest setting (the first candidate, the data type's natural event model, with the
    model's own 0.5 rule) is kept unless the best one with a classic rule beats it by more
    than one standard error of their difference over the folds (Breiman et al. 1984's
@@ -33,7 +36,7 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold
 
 from ..base.additive import FoldStatistics
-from ..decision_rules import RULES, make_rule, rule_name
+from ..decision_rules import RULES, SortedScores, fit_rules, make_rule, rule_name
 from ..events.auto import TUNED, is_tuned
 from ..metrics import set_scorer
 
@@ -61,6 +64,11 @@ INFINITE_SCORE = 1e300
 DENSE_SHARE = 0.25
 #: Folds of the search.
 N_FOLDS = 5
+#: The rule every candidate is tried with (with its own predict): one threshold for every
+#: label, fitted to micro F1, which measures how well the candidate's scores rank.
+SCREEN_RULE = "threshold"
+#: Candidates tried with every rule: those best with their own predict or the screen rule.
+FINALISTS = 2
 
 
 class Resolution(NamedTuple):
@@ -244,18 +252,36 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
     # the best setting of each tier: 0 the model's own predict, 1 the classic rules, 2 the
     # rules with a threshold per label fitted to micro F1 (the richest)
     best, results, plain = {}, {}, None  # tier -> (score, candidate, rule, fitted, labels)
-    for candidate in _out_of_fold(template, candidates, X, Y, folds, sample_weight):
-        plain = candidate if plain is None else plain
-        options = [(OWN_RULE, None, candidate.own)] if with_own else []
-        for name, unfitted in rules.items():
-            fitted = clone(unfitted).fit(candidate.scores, truth)
-            options.append((name, fitted, fitted.predict(candidate.scores)))
+
+    def consider(candidate, options):
         for name, fitted, predicted in options:
             value = float(score(truth, predicted))
             results.setdefault(repr(candidate.events), {})[name] = value
             tier = _tier(name)
             if tier not in best or value > best[tier][0]:
                 best[tier] = (value, candidate, name, fitted, predicted)
+
+    # every candidate: its own predict and one threshold for all labels (a rank screen);
+    # the other rules only for the FINALISTS best on that screen
+    # (a rule given: every candidate with it)
+    screen = {SCREEN_RULE: rules[SCREEN_RULE]} if rule is None else rules
+    finalists = []  # (screen score, order, candidate, sorted scores), best first
+    for order, candidate in enumerate(
+        _out_of_fold(template, candidates, X, Y, folds, sample_weight)
+    ):
+        plain = candidate if plain is None else plain
+        sorted_scores = SortedScores(candidate.scores, truth)  # one sort, every rule
+        options = [(OWN_RULE, None, candidate.own)] if with_own else []
+        for name, fitted in fit_rules(screen, sorted_scores).items():
+            options.append((name, fitted, fitted.predict(sorted_scores)))
+        consider(candidate, options)
+        on_screen = max(results.get(repr(candidate.events), {}).values(), default=0.0)
+        finalists.append((on_screen, -order, candidate, sorted_scores))
+        finalists = sorted(finalists, key=lambda f: f[:2], reverse=True)[:FINALISTS]
+    rest = {name: r for name, r in rules.items() if name not in screen}
+    for _, _, candidate, sorted_scores in finalists:
+        fitted_rules = fit_rules(rest, sorted_scores)
+        consider(candidate, [(n, f, f.predict(sorted_scores)) for n, f in fitted_rules.items()])
     tiers = sorted(best)
     if with_own:  # start from the plainest setting; a richer one must earn its place
         chosen = (None, plain, OWN_RULE, None, plain.own)
