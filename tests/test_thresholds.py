@@ -411,3 +411,23 @@ def test_rcut_breaks_ties_by_column_order():
     scores = np.array([[1.0, 1.0, 1.0, -np.inf], [0.0, 2.0, 2.0, 2.0]])
     rule = RCut(k=2).fit(scores, np.zeros((2, 4)))
     assert rule.predict(scores).tolist() == [[1, 1, 0, 0], [0, 1, 1, 0]]
+
+
+def test_rules_fitted_to_some_rows_of_sorted_scores_equal_rules_fitted_to_those_rows():
+    """SortedScores.rows carries the sorts over to a part of the rows (no new sort): the
+    rules fitted to it and applied to it match the rules on the part's plain array."""
+    rng = np.random.default_rng(11)
+    scores = rng.normal(size=(90, 7))
+    scores[:, 2] = -np.inf
+    Y = (rng.random((90, 7)) < 0.35).astype(int)
+    Y[:, 2] = 0
+    shared = SortedScores(scores, Y)
+    _ = shared.by_label, shared.by_row  # sorted once, before the parts
+    for selected in (rng.random(90) < 0.8, np.arange(90) % 5 == 0):
+        part = shared.rows(selected)
+        together = fit_rules(list(RULES), part)
+        for name, rule in RULES.items():
+            alone = rule().fit(scores[selected], Y[selected])
+            np.testing.assert_array_equal(
+                together[name].predict(part), alone.predict(scores[selected]), err_msg=name
+            )
