@@ -36,6 +36,7 @@ from .multinomial import (
     Multinomial,
     MultinomialParameters,
 )
+from .selection import ChiSquaredSelection, SelectedParameters
 
 __all__ = [
     "EVENT_MODELS",
@@ -48,6 +49,7 @@ __all__ = [
     "BernoulliParameters",
     "Categorical",
     "CategoricalParameters",
+    "ChiSquaredSelection",
     "Complement",
     "ComplementParameters",
     "DirichletMultinomialParameters",
@@ -62,6 +64,7 @@ __all__ = [
     "Multinomial",
     "MultinomialParameters",
     "Parameters",
+    "SelectedParameters",
     "StudentTParameters",
     "count_categories",
     "entrywise_sum",
