@@ -32,12 +32,12 @@ from mlnb import (
 )
 from mlnb.datasets import load_dataset
 from mlnb.decision_rules import RULES, MicroCuts, RCut, SCut, Threshold
+from mlnb.events import Bernoulli, ChiSquaredSelection, Multinomial
 from mlnb.forgetting import SlidingWindow
 from mlnb.multilabel import CardinalityWarning, candidate_events, finite_scores
 from mlnb.multilabel._resolution import (
     FINALISTS,
     OWN_RULE,
-    SCREEN_RULE,
     _out_of_fold,
     resolve_settings,
 )
@@ -69,6 +69,11 @@ def test_out_of_fold_scores_of_every_candidate_equal_refitted_folds(estimator):
     template = estimator(rule=OWN_RULE)
     candidates = candidate_events(X)
     assert len(candidates) >= 8  # multinomial, Bernoulli (3 smoothings each), Bayesian, ...
+    # each label's best features, selected from each fold's own training rows
+    candidates += [
+        ChiSquaredSelection(Multinomial(alpha=0.1), k=5),
+        ChiSquaredSelection(Bernoulli(), k=7),
+    ]
     for candidate in _out_of_fold(template, candidates, X, Y, folds, None):
         for test in folds:
             train = np.setdiff1d(np.arange(X.shape[0]), test)
@@ -92,10 +97,10 @@ def test_the_search_keeps_the_plain_setting_unless_a_richer_one_wins():
     resolution = resolve_settings(BinaryRelevance(), X, sp.csr_matrix(Y))
     assert resolution.results  # every (event model, rule) tried is reported
     assert len(resolution.results) == len(candidate_events(X))
-    # every candidate with its own predict and the screen rule; the finalists with all rules
+    # every candidate with its own predict; the finalists of the screen with every rule
     sizes = sorted(len(rules) for rules in resolution.results.values())
-    assert sizes == [2] * (len(sizes) - FINALISTS) + [len(RULES) + 1] * FINALISTS
-    assert all({OWN_RULE, SCREEN_RULE} <= set(rules) for rules in resolution.results.values())
+    assert sizes == [1] * (len(sizes) - FINALISTS) + [len(RULES) + 1] * FINALISTS
+    assert all(OWN_RULE in rules for rules in resolution.results.values())
     best = max(max(rules.values()) for rules in resolution.results.values())
     chosen = resolution.results[repr(resolution.events)][resolution.rule_name]
     assert chosen <= best
@@ -206,7 +211,8 @@ def test_defaults_beat_the_gaussian_on_word_counts(medical):
         f1_score(Y_test, new.predict(X_test), average="micro")
         > f1_score(Y_test, old.predict(X_test), average="micro") + 0.2
     )
-    assert new.events_.name in {
+    chosen = new.events_.events if isinstance(new.events_, ChiSquaredSelection) else new.events_
+    assert chosen.name in {
         "multinomial",
         "bernoulli",
         "bayesian_multinomial",
@@ -361,3 +367,53 @@ def test_the_command_line_predicts_as_python(tmp_path):
     from_cli = np.loadtxt(out, delimiter=",", skiprows=1, dtype=int, ndmin=2)
     python = BinaryRelevance().fit(data.train.X, data.train.Y).predict(data.test.X)
     np.testing.assert_array_equal(from_cli, python)
+
+
+def test_large_data_screen_on_one_fold_then_score_the_finalists_on_every_fold(monkeypatch):
+    """Above SCREEN_ENTRIES label entries the candidates are screened on the first fold;
+    the plainest candidate and the finalists are then scored on every fold, with the same
+    out-of-fold results as the search over every candidate gives them."""
+    from mlnb.multilabel import _resolution
+
+    X, Y = _counts(seed=5, n=150)
+    Y = sp.csr_matrix(Y)
+    full = resolve_settings(BinaryRelevance(), X, Y)
+    monkeypatch.setattr(_resolution, "SCREEN_ENTRIES", 0)
+    screened = resolve_settings(BinaryRelevance(), X, Y)
+    plainest = repr(candidate_events(X)[0])
+    assert plainest in screened.results
+    searched = {e: r for e, r in screened.results.items() if "ChiSquared" not in e}
+    assert len(searched) <= FINALISTS + 1 < len(full.results)
+    assert sum(len(rules) == len(RULES) + 1 for rules in searched.values()) == FINALISTS
+    for events, rules in searched.items():
+        for name, value in rules.items():
+            assert value == full.results[events][name]
+
+
+def test_each_rule_is_judged_on_folds_it_was_not_fitted_to():
+    """A rule's reported out-of-fold micro F1 is that of label sets where every fold is
+    decided by the rule fitted to the other folds' out-of-fold scores (cross-fitted), not
+    by the rule fitted to all the scores it is judged on."""
+    from mlnb.metrics import f1_score
+    from mlnb.multilabel._resolution import _folds
+
+    X, Y = _counts(seed=8, n=140)
+    Y = sp.csr_matrix(Y)
+    resolution = resolve_settings(BinaryRelevance(), X, Y)
+    folds = _folds(X.shape[0], 0)
+    truth = Y.toarray()
+    finalists = [e for e, rules in resolution.results.items() if len(rules) > 1]
+    assert finalists
+    for events in candidate_events(X):
+        if repr(events) not in finalists:
+            continue
+        template = BinaryRelevance(rule=OWN_RULE)
+        (candidate,) = _out_of_fold(template, [events], X, Y, folds, None)
+        for name in ("scut", "microcuts", "pcut"):
+            predicted = np.empty(truth.shape, dtype=int)
+            for test in folds:
+                train = np.setdiff1d(np.arange(len(truth)), test)
+                rule = RULES[name]().fit(candidate.scores[train], truth[train])
+                predicted[test] = rule.predict(candidate.scores[test])
+            expected = f1_score(truth, predicted, average="micro")
+            assert resolution.results[repr(events)][name] == pytest.approx(expected, abs=1e-12)

@@ -10,11 +10,14 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
 2. every candidate event model scores the rows of each fold with the model that did not see
    them (out-of-fold log-odds); candidates whose statistics agree (the smoothings of one
    event model) share the pass;
-3. every candidate is tried with its own ``predict`` and with one threshold for all labels
-   fitted to micro F1 (a screen of how well its scores rank); the :data:`FINALISTS` best
-   on that screen are tried with every other rule of :mod:`mlnb.decision_rules`, fitted to
-   their out-of-fold scores (the rules share one sort of each label's and each row's
-   scores, :class:`~mlnb.decision_rules.SortedScores`), by out-of-fold micro F1;
+3. every candidate is tried with its own ``predict`` and screened by one threshold for all
+   labels fitted to micro F1 (how well its scores rank; on data of more than
+   :data:`SCREEN_ENTRIES` label entries, on the first fold only); the :data:`FINALISTS`
+   best on that screen are tried with every rule of :mod:`mlnb.decision_rules`. A rule is
+   judged cross-fitted: each fold's rows decided by the rule fitted to the other folds'
+   out-of-fold scores (a cut per label judged on the scores it was fitted to looks better
+   than it is); the rules share one sort of each label's and each row's scores
+   (:class:`~mlnb.decision_rules.SortedScores`);
 4. the plainest setting (the first candidate, the data type's natural event model, with the
    model's own 0.5 rule) is kept unless the best one with a classic rule beats it by more
    than one standard error of their difference over the folds (Breiman et al. 1984's
@@ -69,6 +72,11 @@ N_FOLDS = 5
 SCREEN_RULE = "threshold"
 #: Candidates tried with every rule: those best with their own predict or the screen rule.
 FINALISTS = 2
+#: The fewest features per label a search keeps (:func:`selects_features`).
+MIN_KEPT = 5
+#: Data of more label entries (rows x labels) than this screen the candidates on the first
+#: fold only; the finalists and the plainest candidate are then scored on every fold.
+SCREEN_ENTRIES = 2_000_000
 
 
 class Resolution(NamedTuple):
@@ -171,22 +179,30 @@ class _Candidate(NamedTuple):
     engine: object
 
 
-def _out_of_fold(template, candidates, X, Y, folds, weight):
+def _out_of_fold(template, candidates, X, Y, folds, weight, *, engines=None, only=None):
     """Each candidate's out-of-fold scores and own predictions, one statistics pass per
-    kind of statistics (a generator, in the candidates' order)."""
-    engines = {}
+    kind of statistics (a generator, in the candidates' order). ``engines``: the fold
+    statistics already computed, by statistics key (filled in); ``only``: the folds to
+    score (default all): the scores then cover the rows of those folds, in their order."""
+    engines = {} if engines is None else engines
+    scored = range(len(folds)) if only is None else only
+    n_rows = Y.shape[0] if only is None else sum(len(folds[k]) for k in scored)
     for events in candidates:
         model = clone(template).set_params(events=events)
         key = repr(model.statistics_key())
         if key not in engines:
             engines[key] = FoldStatistics(model, X, Y, folds, sample_weight=weight)
         engine = engines[key]
-        scores = np.empty(Y.shape)
-        own = np.empty(Y.shape, dtype=np.int8)
-        for test, fitted in zip(folds, engine.models(model), strict=True):
-            fold_scores, fold_labels = fitted._scores_and_own_labels(X[test])
-            scores[test] = finite_scores(fold_scores)
-            own[test] = fold_labels
+        scores = np.empty((n_rows, Y.shape[1]))
+        own = np.empty((n_rows, Y.shape[1]), dtype=np.int8)
+        start = 0
+        for k in scored:
+            test = folds[k]
+            at = test if only is None else slice(start, start + len(test))
+            fold_scores, fold_labels = engine.model(k, model)._scores_and_own_labels(X[test])
+            scores[at] = finite_scores(fold_scores)
+            own[at] = fold_labels
+            start += len(test)
         yield _Candidate(events, scores, own, engine)
 
 
@@ -209,6 +225,104 @@ def wins_by_one_standard_error(score, truth, richer, plainer, folds):
     )
     standard_error = np.std(gains, ddof=1) / np.sqrt(len(gains)) if len(gains) > 1 else 0.0
     return bool(np.mean(gains) > standard_error)
+
+
+def _cross_fitted(rules, sorted_scores, folds):
+    """Each rule's label sets with every fold's rows decided by the rule fitted to the
+    other folds' scores: an estimate free of the optimism of a rule judged on the scores
+    it was fitted to (a cut per label fits the noise of rare labels). The sorts of
+    ``sorted_scores`` are made once and carried over to the parts."""
+    _ = sorted_scores.label_order, sorted_scores.by_row
+    predicted = {name: np.empty(sorted_scores.shape, dtype=np.int8) for name in rules}
+    inside = np.zeros(sorted_scores.shape[0], dtype=bool)
+    for test in folds:
+        inside[:] = False
+        inside[test] = True
+        fitted = fit_rules(rules, sorted_scores.rows(~inside))
+        held_out = sorted_scores.rows(inside)
+        for name, rule in fitted.items():
+            predicted[name][test] = rule.predict(held_out)
+    return predicted
+
+
+class _Search(NamedTuple):
+    """What scoring one more setting out of fold needs."""
+
+    template: object
+    X: object
+    Y: object
+    folds: list
+    weight: object
+    engines: dict
+    truth: np.ndarray
+    score: object
+    rules: dict
+
+
+def selects_features(X):
+    """Whether a search tries keeping each label's best features (chi-squared, which needs
+    non-negative X; and features enough to choose from)."""
+    if X.shape[1] < 4 * MIN_KEPT:
+        return False
+    values = X.data if hasattr(X, "tocsr") else np.asarray(X, dtype=np.float64)
+    finite = values[np.isfinite(values)]
+    return not (finite.size and finite.min() < 0)
+
+
+def _kept_counts(n_features, tried):
+    """The next numbers of features to keep: a coarse grid (every fourth power of two
+    below the number of features), then the halves and doubles of the best so far."""
+    if not tried:
+        k, grid = n_features // 4, []
+        while k >= MIN_KEPT:
+            grid.append(k)
+            k //= 4
+        return grid
+    best = max(tried, key=tried.get)
+    return [k for k in (best // 2, best * 2) if MIN_KEPT <= k < n_features and k not in tried]
+
+
+def _with_selected_features(chosen, search, results):
+    """``chosen`` (value, candidate, rule name, fitted rule, labels) with each label's
+    best features kept (:class:`~mlnb.events.ChiSquaredSelection`) if that wins by one
+    standard error: the number kept chosen out of fold, with the chosen rule refitted (and
+    cross-fitted) to each number's scores."""
+    from ..events import ChiSquaredSelection
+
+    _, candidate, name, _, _ = chosen
+    events = candidate.events
+    if isinstance(events, ChiSquaredSelection):
+        return chosen
+    tried, options = {}, {}
+    while grid := _kept_counts(search.X.shape[1], tried):
+        kept = [ChiSquaredSelection(events, k=k) for k in grid]
+        for k, selected in zip(
+            grid,
+            _out_of_fold(
+                search.template,
+                kept,
+                search.X,
+                search.Y,
+                search.folds,
+                search.weight,
+                engines=search.engines,
+            ),
+            strict=True,
+        ):
+            if name == OWN_RULE:
+                fitted, predicted = None, selected.own
+            else:
+                sorted_scores = SortedScores(selected.scores, search.truth)
+                fitted = fit_rules({name: search.rules[name]}, sorted_scores)[name]
+                predicted = _cross_fitted({name: fitted}, sorted_scores, search.folds)[name]
+            value = float(search.score(search.truth, predicted))
+            results[repr(selected.events)] = {name: value}
+            tried[k], options[k] = value, (value, selected, name, fitted, predicted)
+    if not tried:
+        return chosen
+    best = options[max(tried, key=tried.get)]
+    wins = wins_by_one_standard_error(search.score, search.truth, best[4], chosen[4], search.folds)
+    return best if wins else chosen
 
 
 def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=None):
@@ -261,27 +375,56 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
             if tier not in best or value > best[tier][0]:
                 best[tier] = (value, candidate, name, fitted, predicted)
 
-    # every candidate: its own predict and one threshold for all labels (a rank screen);
-    # the other rules only for the FINALISTS best on that screen
-    # (a rule given: every candidate with it)
-    screen = {SCREEN_RULE: rules[SCREEN_RULE]} if rule is None else rules
-    finalists = []  # (screen score, order, candidate, sorted scores), best first
-    for order, candidate in enumerate(
-        _out_of_fold(template, candidates, X, Y, folds, sample_weight)
-    ):
+    def own(candidate):
+        nonlocal plain
         plain = candidate if plain is None else plain
-        sorted_scores = SortedScores(candidate.scores, truth)  # one sort, every rule
-        options = [(OWN_RULE, None, candidate.own)] if with_own else []
-        for name, fitted in fit_rules(screen, sorted_scores).items():
-            options.append((name, fitted, fitted.predict(sorted_scores)))
-        consider(candidate, options)
-        on_screen = max(results.get(repr(candidate.events), {}).values(), default=0.0)
-        finalists.append((on_screen, -order, candidate, sorted_scores))
-        finalists = sorted(finalists, key=lambda f: f[:2], reverse=True)[:FINALISTS]
-    rest = {name: r for name, r in rules.items() if name not in screen}
-    for _, _, candidate, sorted_scores in finalists:
-        fitted_rules = fit_rules(rest, sorted_scores)
-        consider(candidate, [(n, f, f.predict(sorted_scores)) for n, f in fitted_rules.items()])
+        consider(candidate, [(OWN_RULE, None, candidate.own)] if with_own else [])
+
+    def with_rules(candidate, sorted_scores):
+        fitted = fit_rules(rules, sorted_scores)
+        tried = _cross_fitted(rules, sorted_scores, folds) if len(fitted) else {}
+        consider(candidate, [(name, fitted[name], tried[name]) for name in fitted])
+
+    def screen(candidate, part):  # how well the scores rank: own predict or one cut
+        sorted_scores = SortedScores(candidate.scores, part)
+        cut = make_rule(SCREEN_RULE).fit(sorted_scores)
+        value = float(score(part, cut.predict(sorted_scores)))
+        return max(value, float(score(part, candidate.own))), sorted_scores
+
+    engines = {}  # the fold statistics of each kind, shared by every candidate
+    if rule is not None:  # a rule given: every candidate with it
+        for candidate in _out_of_fold(
+            template, candidates, X, Y, folds, sample_weight, engines=engines
+        ):
+            own(candidate)
+            with_rules(candidate, SortedScores(candidate.scores, truth))
+    else:  # the FINALISTS best on the screen, with every rule
+        on_one_fold = len(candidates) > 1 and truth.size > SCREEN_ENTRIES
+        only, part = ([0], truth[folds[0]]) if on_one_fold else (None, truth)
+        finalists = []  # (screen value, -order, candidate, sorted scores)
+        for order, candidate in enumerate(
+            _out_of_fold(
+                template, candidates, X, Y, folds, sample_weight, engines=engines, only=only
+            )
+        ):
+            if not on_one_fold:
+                own(candidate)
+            value, sorted_scores = screen(candidate, part)
+            finalists.append((value, -order, candidate, sorted_scores))
+            finalists = sorted(finalists, key=lambda f: f[:2], reverse=True)[:FINALISTS]
+        if on_one_fold:  # every fold for the plainest candidate and the finalists
+            chosen = [f[2].events for f in finalists]
+            again = [candidates[0]] + [e for e in chosen if e is not candidates[0]]
+            finalists = []
+            for candidate in _out_of_fold(
+                template, again, X, Y, folds, sample_weight, engines=engines
+            ):
+                own(candidate)
+                if any(candidate.events is events for events in chosen):
+                    finalists.append((None, None, candidate, SortedScores(candidate.scores, truth)))
+        for _, _, candidate, sorted_scores in finalists:
+            with_rules(candidate, sorted_scores)
+    search = _Search(template, X, Y, folds, sample_weight, engines, truth, score, rules)
     tiers = sorted(best)
     if with_own:  # start from the plainest setting; a richer one must earn its place
         chosen = (None, plain, OWN_RULE, None, plain.own)
@@ -294,6 +437,8 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
             continue
         if wins_by_one_standard_error(score, truth, richer[4], chosen[4], folds):
             chosen = richer
+    if events is None and selects_features(X):  # the event model is searched: its features too
+        chosen = _with_selected_features(chosen, search, results)
     _, candidate, name, fitted, predicted = chosen
     return Resolution(
         events=candidate.events,
