@@ -23,7 +23,12 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
    than one standard error of their difference over the folds (Breiman et al. 1984's
    one-standard-error rule), and that one unless the best with a threshold per label fitted
    to micro F1 (:class:`~mlnb.decision_rules.MicroCuts`) beats it in the same way;
-5. the model of all rows follows from the total statistics (no further pass).
+5. on non-negative data with a rule to fit, the chosen setting with each label's k best
+   features by chi-squared (:class:`~mlnb.events.ChiSquaredSelection`, computed from each
+   fold's own statistics), k chosen out of fold on a grid (every fourth power of two, then
+   halves and doubles of the best) with the chosen rule refitted, replaces it if it wins by
+   one standard error;
+6. the model of all rows follows from the total statistics (no further pass).
 
 Written here rather than with :class:`~mlnb.selection.TunedThresholdsCV` (which searches
 any grid for any estimator, and lives above the estimators) because it is the estimators'
@@ -437,7 +442,9 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
             continue
         if wins_by_one_standard_error(score, truth, richer[4], chosen[4], folds):
             chosen = richer
-    if events is None and selects_features(X):  # the event model is searched: its features too
+    # the event model searched: its features too; with a fitted rule only (the silenced
+    # features' terms no longer balance the others', which shifts the 0.5 rule's cut)
+    if events is None and rule != OWN_RULE and selects_features(X):
         chosen = _with_selected_features(chosen, search, results)
     _, candidate, name, fitted, predicted = chosen
     return Resolution(
