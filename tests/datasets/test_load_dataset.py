@@ -309,3 +309,72 @@ def test_a_set_named_only_in_the_manifest_loads(fake_root):
     assert list_datasets(fake_root, available=True).count("other") == 1
     with pytest.raises(ValueError, match="unknown data set 'corpus'"):
         load_dataset("corpus", fake_root)
+
+
+def test_a_set_in_a_folder_of_the_data_directory_loads_by_its_name(fake_root):
+    """No manifest row and no table entry: the folder's files are the data set."""
+    _toy(fake_root / "multilabel" / "fresh", "fresh-train.arff", [0, 1, 2])
+    _toy(fake_root / "multilabel" / "fresh", "fresh-test.arff", [3])
+    (fake_root / "multilabel" / "fresh" / "fresh.xml").write_text(XML)
+    assert "fresh" in list_datasets(fake_root, available=True)
+    train, test = load_dataset("fresh", fake_root)
+    assert (train.n_samples, test.n_samples, train.label_names) == (3, 1, ["y1", "y2"])
+    assert load_dataset("fresh", fake_root / "multilabel", split="test").n_samples == 1
+
+
+@pytest.mark.parametrize("name", ["birds", "flags", "genbase", "slashdot", "water-quality"])
+def test_the_sets_added_to_the_shared_data_load_by_name(data_root, name):
+    """Not in the built-in table: found through the manifest (and their folders)."""
+    from mlnb.datasets._registry import _REGISTRY
+
+    assert name not in _REGISTRY
+    full = load_dataset(name, data_root, split="full")
+    rows = {r.values[0]["name"]: r.values[0] for r in _manifest_rows()}
+    assert full.n_samples == _first_int(rows[name]["instances"])
+    assert full.n_labels == _first_int(rows[name]["labels_or_classes"])
+
+
+# ------------------------------------------------------------------ files given by path
+
+
+def test_load_dataset_takes_a_file_and_finds_its_test_file(fake_root):
+    folder = fake_root / "multilabel" / "emotions"
+    train_file = folder / "emotions-train.arff"
+    assert load_dataset(train_file).n_samples == 3  # the file itself
+    train, test = load_dataset(str(train_file), split="train_test")
+    assert (train.n_samples, test.n_samples) == (3, 2)
+    assert load_dataset(train_file, split="test").n_samples == 2
+    # the full file: its -train and -test files beside it
+    train, test = load_dataset(folder / "emotions.arff", split="train_test")
+    assert (train.name, test.name) == ("emotions-train", "emotions-test")
+    scene = fake_root / "multilabel" / "scene"  # compressed names on both sides
+    assert load_dataset(scene / "scene-train.arff.gz", split="test").n_samples == 1
+    with pytest.raises(ValueError, match=r"no test file beside it \(looked for x-test\.arff"):
+        _toy(fake_root, "x-train.arff", [1])
+        load_dataset(fake_root / "x-train.arff", labels=2, split="train_test")
+    with pytest.raises(FileNotFoundError):
+        load_dataset(fake_root / "absent.arff")
+    with pytest.raises(ValueError, match="labels: 'emotions' is a named data set"):
+        load_dataset("emotions", fake_root, labels=2)
+
+
+def test_sibling_test_file(tmp_path):
+    from mlnb.datasets._files import sibling_test_file
+
+    for name in ("Music-train.arff", "Music-test.arff", "webkb-train-stemmed.txt.gz",
+                 "webkb-test-stemmed.txt.gz", "TRAIN.csv", "TEST.csv", "trains.csv",
+                 "tests.csv", "a_train.arff.bz2", "a_test.arff.gz"):  # fmt: skip
+        (tmp_path / name).write_text("")
+    found = {
+        name: getattr(sibling_test_file(tmp_path / name), "name", None)
+        for name in ("Music-train.arff", "webkb-train-stemmed.txt.gz", "TRAIN.csv",
+                     "trains.csv", "a_train.arff.bz2", "Music-test.arff")
+    }  # fmt: skip
+    assert found == {
+        "Music-train.arff": "Music-test.arff",
+        "webkb-train-stemmed.txt.gz": "webkb-test-stemmed.txt.gz",
+        "TRAIN.csv": "TEST.csv",
+        "trains.csv": None,  # "train" must be a word of the name
+        "a_train.arff.bz2": "a_test.arff.gz",
+        "Music-test.arff": None,
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import tarfile
 from collections import Counter
@@ -130,7 +131,7 @@ def test_bad_text_inputs(tmp_path):
     path.write_text("label without a tab\n")
     with pytest.raises(ValueError, match="line 1: expected 'label<TAB>text'"):
         load_text_corpus(path)
-    with pytest.raises(FileNotFoundError, match="neither a file nor"):
+    with pytest.raises(FileNotFoundError, match="neither a file, a folder nor"):
         load_text_corpus(tmp_path / "missing.txt")
     with pytest.raises(ValueError, match="variant"):
         load_text_corpus(path, variant="raw")
@@ -187,3 +188,86 @@ def test_20ng_bydate_counts_and_stemmed_vocabulary(ng20_stemmed):
     # Cardoso-Cachopo reports 70,216 (her 18,821-message version); ours, training set only:
     assert len(vocab) == 66660
     assert train.documents[0].startswith("alt atheism faq atheist resourc")
+
+
+# ------------------------------------------------------------------ more layouts and names
+
+
+def test_parallel_text_and_label_files(tmp_path):
+    (tmp_path / "train-texts.txt").write_text("Cats purr\n\nDogs bark loudly\nStocks fell\n")
+    (tmp_path / "train-labels.txt").write_text("pets\npets\nfinance\n")
+    corpus = load_text_corpus(tmp_path / "train-texts.txt", labels=tmp_path / "train-labels.txt")
+    assert corpus.documents == ["Cats purr", "Dogs bark loudly", "Stocks fell"]
+    assert corpus.labels.tolist() == ["pets", "pets", "finance"]
+    cleaned = load_text_corpus(
+        tmp_path / "train-texts.txt", labels=tmp_path / "train-labels.txt", variant="no-short"
+    )
+    assert cleaned.documents[0] == "cats purr"
+    (tmp_path / "test-texts.txt").write_text("Bonds rose\n")
+    (tmp_path / "test-labels.txt").write_text("finance\n")
+    train, test = load_text_corpus(
+        tmp_path / "train-texts.txt", labels=tmp_path / "train-labels.txt", split="train_test"
+    )
+    assert (len(train), test.documents, test.labels.tolist()) == (3, ["Bonds rose"], ["finance"])
+    (tmp_path / "train-labels.txt").write_text("pets\n")
+    with pytest.raises(ValueError, match=r"has 3 documents .* but .* has 1 labels"):
+        load_text_corpus(tmp_path / "train-texts.txt", labels=tmp_path / "train-labels.txt")
+
+
+def _class_folders(root, files):
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(text)
+
+
+def test_a_folder_per_class_and_train_test_folders(tmp_path):
+    _class_folders(
+        tmp_path / "flat",
+        {"sport/10": b"Goal!", "sport/9": b"A match", "news/a.txt": b"Caf\xe9 opens"},
+    )
+    corpus = load_text_corpus(tmp_path / "flat")
+    # classes in order, files by number then name; latin-1 when not UTF-8
+    assert corpus.labels.tolist() == ["news", "sport", "sport"]
+    assert corpus.documents == ["Café opens", "A match", "Goal!"]
+    with pytest.raises(ValueError, match="without a training and a test folder"):
+        load_text_corpus(tmp_path / "flat", split="train")
+    _class_folders(
+        tmp_path / "split",
+        {"Training/a/1": b"x y", "Training/b/1": b"z", "my-test/a/1": b"x", "my-test/b/1": b"w"},
+    )
+    train, test = load_text_corpus(tmp_path / "split")
+    assert (train.labels.tolist(), test.documents) == (["a", "b"], ["x", "w"])
+    assert len(load_text_corpus(tmp_path / "split", split="full")) == 4
+    _class_folders(tmp_path / "odd", {"one/a/1": b"x", "two/a/1": b"y"})
+    with pytest.raises(ValueError, match=r"expected one training and one test folder.*'one'"):
+        load_text_corpus(tmp_path / "odd")
+
+
+def test_a_20news_folder_reads_as_its_archive(archive, tmp_path):
+    import tarfile
+
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path, filter="data")
+    from_folder = load_text_corpus(tmp_path, variant="no-short")
+    from_archive = load_text_corpus(archive, variant="no-short")
+    for a, b in zip(from_folder, from_archive, strict=True):
+        assert a.documents == b.documents and a.labels.tolist() == b.labels.tolist()
+
+
+def test_one_name_per_corpus_and_the_old_names(tmp_path):
+    from mlnb.datasets._text import CORPORA, corpus_name
+
+    assert CORPORA == ("webkb", "r8", "20ng_bydate")
+    assert corpus_name("20ng") == ("20ng_bydate", None)
+    assert corpus_name("r8_allterms") == ("r8", "all-terms")
+    text = tmp_path / "text" / "r8"
+    (text / "allterms").mkdir(parents=True)
+    (text / "noshort").mkdir()
+    for split in ("train", "test"):
+        (text / "allterms" / f"{split}.txt.gz").write_bytes(gzip.compress(b"earn\tup 3 to x\n"))
+        (text / "noshort" / f"r8-{split}.txt.gz").write_bytes(gzip.compress(b"2 net up\n"))
+    assert load_text_corpus("r8_noshort", data_dir=tmp_path).train.documents == ["net up"]
+    assert load_text_corpus("r8_allterms", data_dir=tmp_path).train.documents == ["up to x"]
+    assert load_text_corpus("R8", data_dir=tmp_path, variant="no-short").test.labels[0] == "earn"
+    with pytest.raises(ValueError, match="this name is 'r8' with variant='no-short'"):
+        load_text_corpus("r8_noshort", variant="stemmed", data_dir=tmp_path)

@@ -78,6 +78,30 @@ def cv_value(cv, split):
     return cv
 
 
+def exact_fraction(split, n_samples):
+    """The train fraction that gives exactly ``round(split * n)`` training rows.
+
+    scikit-learn's holdout takes ``floor(f * n)`` training rows and ``ceil((1 - f) * n)``
+    test rows, so ``--split 0.7`` of 1,060 rows asked for 742 + 319 (``1 - 0.7`` is
+    0.30000000000000004) and failed. ``(k + 1/4) / n`` lies a quarter of a row inside the
+    interval that any rounding of ``f * n`` (floor, round, ceil of the test part) maps to
+    ``k`` training and ``n - k`` test rows.
+
+    Examples
+    --------
+    >>> f = exact_fraction(0.7, 1060)
+    >>> import math; math.floor(f * 1060), math.ceil((1.0 - f) * 1060)
+    (742, 318)
+    """
+    n_train = round(split * n_samples)
+    if not 0 < n_train < n_samples:
+        raise ValueError(
+            f"--split {split}: {n_samples} rows give {n_train} training rows; the split needs "
+            "at least one training and one test row"
+        )
+    return (n_train + 0.25) / n_samples
+
+
 def evaluation_data(
     name, *, cv, split, train_test, data_dir, variant=None, missing="error", labels=None
 ):
@@ -89,7 +113,10 @@ def evaluation_data(
     options["missing"] = loader_missing(missing)
     if not train_test:
         folds = cv_value(cv, split)
-        return load_data(name, **options), folds
+        data = load_data(name, **options)
+        if split is not None:
+            folds = exact_fraction(split, data.n_samples)
+        return data, folds
     if split is not None:
         raise ValueError("--train-test and --split exclude each other: choose one")
     from sklearn.model_selection import PredefinedSplit
@@ -140,8 +167,8 @@ def datasets(data_dir, as_json, quiet):
         for name in bar:
             try:
                 if name in TEXT_CORPORA:
-                    source, variant, _ = TEXT_CORPORA[name]
-                    summary = describe_text_corpus(source, variant=variant, data_dir=data_dir)
+                    variant, _ = TEXT_CORPORA[name]
+                    summary = describe_text_corpus(name, variant=variant, data_dir=data_dir)
                     kind = f"text ({variant})"
                 elif name in GENERATED:
                     summary, kind = describe(load_data(name, data_dir=data_dir)), "multi-label"

@@ -3,23 +3,32 @@
 Two kinds of data:
 
 - multi-label data (:class:`~mlnb.datasets.Dataset`: features ``X``, label matrix ``Y``):
-  the generated sets, the ARFF data sets by name, and ARFF files;
+  the generated sets, the data sets by name (`mlnb datasets`), and ARFF, CSV and Parquet
+  files;
 - single-label text (:class:`TextData`: documents and one class per document): the
-  corpora of :func:`mlnb.datasets.load_text_corpus` by their MANIFEST names, ``label<TAB>text``
-  files, and 20 Newsgroups "bydate" archives.
+  corpora of :func:`mlnb.datasets.load_text_corpus` by name (``webkb``, ``r8``,
+  ``20ng_bydate``; also ``r8_allterms`` and ``r8_noshort``, ``r8`` with that cleaning),
+  ``label<TAB>text`` files, a text file with ``--labels FILE`` (its classes, one per line),
+  a folder with one folder per class (or training and test folders of such), and
+  20 Newsgroups "bydate" archives.
 
 Text corpora are cleaned as the Bayesian NB paper's data (Cardoso-Cachopo's recipe):
-``webkb`` as distributed (stemmed), ``r8_allterms`` all terms, ``r8_noshort`` without
-words of fewer than 3 letters, ``20ng_bydate`` stemmed; ``--variant`` chooses another
-cleaning where the source allows it. A ``label<TAB>text`` file is read as is (words
-separated by white space) unless a variant is given; a file whose lines hold no tab is a
+``webkb`` as distributed (stemmed), ``r8`` all terms (``r8_noshort``: without words of
+fewer than 3 letters), ``20ng_bydate`` stemmed; ``--variant`` chooses another cleaning
+where the source allows it. A text file or folder is read as is (words separated by white
+space) unless a variant is given; a file whose lines hold no tab (and no ``--labels``) is a
 list of unlabelled documents, one per line, which models can predict but not learn from.
 A 20 Newsgroups "bydate" archive (``.tar.gz``) is cleaned as ``20ng_bydate``.
 
-ARFF input takes the loaders' options: ``missing`` ("error", or "nan": a ``?`` value is
-read as NaN), ``labels`` (an ARFF file's label columns, MEKA's ``-C N``), and for
-prediction files whose label values are all ``?`` (MEKA's convention) the loader's
-``unknown_labels="allow"``, which gives a data set without ``Y``.
+``--labels`` names the label columns of a file given by path: a count as MEKA's ``-C N``
+(N > 0 the first N columns, N < 0 the last ``|N|``) or column names separated by commas;
+by default the Mulan XML file beside it, or an ARFF file's ``-C N`` (a CSV file needs one
+of the two). For a text file it is the file of classes. ARFF, CSV and Parquet input takes
+the loaders' ``missing`` ("error", or "nan": a missing value is read as NaN) and, for
+prediction files whose label values are all missing (MEKA's ``?``), the loaders'
+``unknown_labels="allow"``, which gives a data set without ``Y``. The provided split of a
+file is a training file with its test file beside it (``yeast-train.arff``,
+``yeast-test.arff``: ``test`` for ``train`` in the name).
 """
 
 from __future__ import annotations
@@ -36,15 +45,18 @@ from ..datasets import (
     Dataset,
     TrainTest,
     clean_text,
-    load_arff,
     load_dataset,
+    load_text_corpus,
     make_multilabel,
 )
 from ..datasets._dataset import concatenate
-from ..datasets._text import VARIANTS
+from ..datasets._files import is_arff, load_file, load_file_pair
+from ..datasets._table import is_table
+from ..datasets._text import VARIANTS, corpus_name
 
 __all__ = [
     "GENERATED",
+    "TEXT_ALIASES",
     "TEXT_CORPORA",
     "TextData",
     "data_home_message",
@@ -62,14 +74,15 @@ GENERATED = {
     "synthetic-dependent": {"features": "gaussian", "label_dependence": 0.9, "random_state": 4},
 }
 
-# Single-label text corpora (MANIFEST names): (load_text_corpus name, default cleaning,
-# the cleanings the source allows).
+# Single-label text corpora by their names: (the paper's cleaning, the cleanings the source
+# allows). The old names r8_allterms and r8_noshort are r8 with one cleaning (TEXT_ALIASES);
+# "20ng" stays the multi-label set ng20 here, as it always was in the command.
 TEXT_CORPORA = {
-    "webkb": ("webkb", "stemmed", ("stemmed",)),
-    "r8_allterms": ("r8", "all-terms", VARIANTS),
-    "r8_noshort": ("r8", "no-short", ("no-short",)),
-    "20ng_bydate": ("20ng", "stemmed", VARIANTS),
+    "webkb": ("stemmed", ("stemmed",)),
+    "r8": ("all-terms", VARIANTS),
+    "20ng_bydate": ("stemmed", VARIANTS),
 }
+TEXT_ALIASES = ("r8_allterms", "r8_noshort")
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,10 +131,15 @@ def _text_pair(pair, name, variant, *, from_file):
 
 
 def _file_kind(path):
-    """The kind of a data file: "arff", "text" or "archive" (20 Newsgroups .tar.gz)."""
+    """The kind of a data file: "arff", "table" (CSV, Parquet), "text", "folder" (text, a
+    folder per class) or "archive" (20 Newsgroups .tar.gz)."""
     name = path.name.lower()
-    if name.endswith((".arff", ".arff.gz", ".arff.bz2")):
+    if path.is_dir():
+        return "folder"
+    if is_arff(path):
         return "arff"
+    if is_table(path):
+        return "table"
     if name.endswith((".tar.gz", ".tgz", ".tar")):
         return "archive"
     if name.endswith((".txt", ".txt.gz", ".tsv", ".tsv.gz")):
@@ -157,20 +175,73 @@ def _check_no_variant(variant, name):
 
 
 def _loader_options(loader, missing, unlabelled):
-    """The ARFF options ``loader`` accepts: ``missing``, and ``unknown_labels`` to read
-    label values ``?`` when ``unlabelled`` (prediction) and the loader knows the option."""
+    """The options ``loader`` accepts: ``missing``, and ``unknown_labels`` to read label
+    values ``?`` when ``unlabelled`` (prediction) and the loader knows the option."""
     options = {"missing": missing}
     if unlabelled and "unknown_labels" in inspect.signature(loader).parameters:
         options["unknown_labels"] = "allow"
     return options
 
 
-def _check_arff_only(name, labels):
+def _check_no_labels(name, labels):
     if labels is not None:
         raise ValueError(
-            f"--labels: {name} is not an ARFF file given by path; --labels N chooses the "
-            "label columns of such a file"
+            f"--labels: {name} is not a data file given by path; --labels chooses the label "
+            "columns of an ARFF, CSV or Parquet file (a count N or names a,b), or gives the "
+            "file of classes of a text file"
         )
+
+
+def _label_file(labels, name):
+    """--labels of a text file: the file of its classes, one per line."""
+    if labels is None:
+        return None
+    path = Path(str(labels))
+    if not path.is_file():
+        raise ValueError(
+            f"--labels: for the text file {name}, --labels is the file of its classes (one "
+            f"per line, one line per document); {labels!r} is not a file"
+        )
+    return path
+
+
+def _text_corpus(name, data_dir, variant, labels):
+    """A named text corpus (canonical name or old name) as a TrainTest of TextData."""
+    _check_no_labels(name, labels)
+    canonical, fixed = corpus_name(name)
+    default, allowed = TEXT_CORPORA[canonical]
+    if fixed is not None:
+        if variant not in (None, fixed):
+            raise ValueError(
+                f"--variant {variant}: {name} is {canonical} --variant {fixed}; use "
+                f"{canonical} --variant {variant}"
+            )
+        variant, allowed = fixed, (fixed,)
+    variant = variant or default
+    if variant not in allowed:
+        raise ValueError(f"--variant {variant}: {name} is available as {', '.join(allowed)} only")
+    try:
+        pair = load_text_corpus(canonical, variant=variant, data_dir=data_dir)
+    except FileNotFoundError as error:
+        raise FileNotFoundError(data_home_message(error)) from None
+    return _text_pair(pair, canonical, variant, from_file=False)
+
+
+def _text_file(path, variant, labels, want_pair):
+    """A text file: ``label<TAB>text`` lines, documents with --labels FILE, or unlabelled
+    documents one per line; with ``want_pair`` the training file and its test file."""
+    label_file = _label_file(labels, path.name)
+    if want_pair:
+        pair = load_text_corpus(path, variant=variant, labels=label_file, split="train_test")
+        return _text_pair(pair, path.name, variant, from_file=True)
+    if label_file is not None:
+        corpus = load_text_corpus(path, variant=variant, labels=label_file)
+        return _text(corpus, path.name, variant, True)
+    lines = _read_lines(path)
+    if lines and "\t" in lines[0]:
+        return _text(load_text_corpus(path, variant=variant), path.name, variant, True)
+    documents = [clean_text(line, variant) if variant else " ".join(line.split()) for line in lines]
+    return TextData(documents, None, path.name, variant, True)
 
 
 def data_home_message(error):
@@ -185,62 +256,33 @@ def data_home_message(error):
     return text
 
 
-def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True):
+def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True, pair=False):
     """One data object, or a TrainTest pair when the source provides a split.
 
-    ``missing`` and ``labels``: the ARFF loaders' options; ``unlabelled``: accept a file
-    whose label values are all ``?`` (rows to predict; ``Y`` is None).
+    ``missing`` and ``labels``: the loaders' options (module docstring); ``unlabelled``:
+    accept a file whose label values are all missing (rows to predict; ``Y`` is None);
+    ``pair``: a file given by path is read with its test file (the data's provided split).
     """
-    from ..datasets import load_text_corpus
-
     if variant is not None and variant not in VARIANTS:
         raise ValueError(f"--variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
     if name in GENERATED:
         _check_no_variant(variant, name)
-        _check_arff_only(name, labels)
+        _check_no_labels(name, labels)
         X, Y = make_multilabel(600, 20, 6, cardinality=1.8, **GENERATED[name])
         names = [f"x{i}" for i in range(X.shape[1])], [f"y{j}" for j in range(Y.shape[1])]
         return Dataset(X=X, Y=Y, feature_names=names[0], label_names=names[1], name=name)
-    if name in TEXT_CORPORA:
-        _check_arff_only(name, labels)
-        source, default, allowed = TEXT_CORPORA[name]
-        variant = variant or default
-        if variant not in allowed:
-            others = [n for n, (s, _, a) in TEXT_CORPORA.items() if s == source and variant in a]
-            hint = f"; use {others[0]} --variant {variant}" if others else ""
-            raise ValueError(
-                f"--variant {variant}: {name} is available as {', '.join(allowed)} only{hint}"
-            )
-        try:
-            pair = load_text_corpus(source, variant=variant, data_dir=data_dir)
-        except FileNotFoundError as error:
-            raise FileNotFoundError(data_home_message(error)) from None
-        return _text_pair(pair, name, variant, from_file=False)
+    if name in TEXT_CORPORA or name in TEXT_ALIASES:
+        return _text_corpus(name, data_dir, variant, labels)
     path = Path(name)
-    if path.is_file():
-        kind = _file_kind(path)
-        if kind == "arff":
-            _check_no_variant(variant, name)
-            return load_arff(path, labels=labels, **_loader_options(load_arff, missing, unlabelled))
-        _check_arff_only(name, labels)
-        if kind == "archive":
-            variant = variant or "stemmed"
-            corpus = load_text_corpus(path, variant=variant)
-            return _text_pair(corpus, path.name, variant, from_file=True)
-        lines = _read_lines(path)
-        if lines and "\t" in lines[0]:
-            return _text(load_text_corpus(path, variant=variant), path.name, variant, True)
-        documents = [
-            clean_text(line, variant) if variant else " ".join(line.split()) for line in lines
-        ]
-        return TextData(documents, None, path.name, variant, True)
+    if path.exists():
+        return _load_path(path, variant, missing, labels, unlabelled, pair)
     if path.suffix or len(path.parts) > 1:
         raise FileNotFoundError(f"{name}: no such file")
     _check_no_variant(variant, name)
     if labels is not None:
         raise ValueError(
             f"--labels: {name} is a named data set, whose label columns are known; --labels "
-            "N chooses the label columns of an ARFF file given by path"
+            "chooses the label columns of an ARFF, CSV or Parquet file given by path"
         )
     try:
         return load_dataset(name, data_dir, **_loader_options(load_dataset, missing, unlabelled))
@@ -254,6 +296,27 @@ def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True
             f"{', '.join(GENERATED)}; text corpora: {', '.join(TEXT_CORPORA)}; ARFF data "
             "sets: see `mlnb datasets`"
         ) from None
+
+
+def _load_path(path, variant, missing, labels, unlabelled, pair):
+    """A data file or text folder given by path (see `_load`)."""
+    kind = _file_kind(path)
+    if kind in ("arff", "table"):
+        _check_no_variant(variant, path.name)
+        options = {**_loader_options(load_file, missing, unlabelled), "labels": labels}
+        return load_file_pair(path, **options) if pair else load_file(path, **options)
+    if kind == "folder":
+        _check_no_labels(path.name, labels)
+        corpus = load_text_corpus(path, variant=variant)
+        if isinstance(corpus, TrainTest):
+            return _text_pair(corpus, path.name, variant, from_file=True)
+        return _text(corpus, path.name, variant, True)
+    if kind == "archive":
+        _check_no_labels(path.name, labels)
+        variant = variant or "stemmed"
+        corpus = load_text_corpus(path, variant=variant)
+        return _text_pair(corpus, path.name, variant, from_file=True)
+    return _text_file(path, variant, labels, pair)
 
 
 def load_data(
@@ -276,8 +339,17 @@ def load_data(
 
 
 def load_train_test(name, *, data_dir=None, variant=None, missing="error", labels=None):
-    """The provided ``(train, test)`` parts of a data set; ValueError if it has none."""
-    loaded = _load(name, data_dir, variant, missing, labels)
+    """The provided ``(train, test)`` parts of a data set; ValueError if it has none.
+
+    A file given by path is a training file with its test file beside it (``test`` for
+    ``train`` in its name).
+    """
+    try:
+        loaded = _load(name, data_dir, variant, missing, labels, pair=True)
+    except ValueError as error:
+        if "no test file beside it" in str(error) or "a pair of files named" in str(error):
+            raise ValueError(f"{error}; or use --cv or --split instead") from None
+        raise
     if not isinstance(loaded, TrainTest):
         raise ValueError(f"{name} has no provided train/test split; use --cv or --split instead")
     return loaded

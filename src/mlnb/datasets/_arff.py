@@ -90,8 +90,10 @@ __all__ = [
     "Bags",
     "UnknownLabels",
     "check_bags",
+    "find_label_xml",
     "iter_arff",
     "load_arff",
+    "xml_label_names",
 ]
 
 Missing = Literal["error", "nan", "zero"]
@@ -330,7 +332,7 @@ def _xml_label_names(xml: Path) -> list[str]:
 
 def _find_xml(path: Path) -> Path | None:
     stem = path.name
-    for suffix in (".gz", ".bz2", ".arff"):
+    for suffix in (".gz", ".bz2", ".zip", ".xz", ".arff", ".csv", ".parquet", ".pq"):
         stem = stem.removesuffix(suffix)
     candidates = [stem]
     base = re.sub(r"[-_](train|test)$", "", stem, flags=re.I)
@@ -341,6 +343,11 @@ def _find_xml(path: Path) -> Path | None:
         if xml.is_file():
             return xml
     return None
+
+
+# The Mulan label file helpers, for the package's other readers (a CSV file beside its XML).
+find_label_xml = _find_xml
+xml_label_names = _xml_label_names
 
 
 def _meka_count(relation: str) -> int | None:

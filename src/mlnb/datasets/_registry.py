@@ -12,9 +12,11 @@ gives one `Dataset` (the union file, or train followed by test when there is non
 ``"train"``/``"test"`` one part, ``"train_test"`` always the pair.
 
 Names: the built-in table below, plus every non-text row of the data directory's
-``MANIFEST.tsv`` that it does not know (its ARFF files: ``*-train``/``*-test`` the split,
-the one other ARFF the full set), so that a data set added to the manifest loads without a
-code change.
+``MANIFEST.tsv`` that it does not know, plus every folder of the data directory
+(``<category>/<name>/``, not ``text/``) that holds ARFF files, by the folder's name. A set
+found in the manifest or a folder is read from its ARFF files: ``*-train``/``*-test`` the
+split, the one other ARFF the full set (an XML label file or MEKA's ``-C N`` gives the
+labels). So a data set added to the data directory loads by name without a code change.
 
 Specials: ``scene`` has only train/test files (its full set is their concatenation);
 ``miml_image`` is multi-instance, each bag of 9 instances becomes the mean and the max of
@@ -42,6 +44,7 @@ from ._arff import Bags, Missing, check_bags, load_arff
 from ._cache import cached
 from ._dataset import Dataset, TrainTest, concatenate
 from ._describe import LabelStats, describe
+from ._files import load_file, load_file_pair
 
 __all__ = ["data_home", "describe_dataset", "list_datasets", "load_dataset"]
 
@@ -105,12 +108,7 @@ _REGISTRY: dict[str, _Entry] = {
     "langlog": _single("langlog", "langlog.arff.gz"),
     "miml_image": _single("miml_image", "miml_03_data.arff.gz"),
     "sf2": _single("sf2", "sf2.arff", "multitarget", labels=-3, label_threshold=0),
-    "birds": _Entry("multilabel/birds", None, "birds-train.arff", "birds-test.arff"),
-    "flags": _mulan("flags"),
-    "genbase": _mulan("genbase", ".arff.gz", test_ext=".arff"),
-    "slashdot": _single("slashdot", "Slashdot.arff"),
-    "water-quality": _single("water-quality", "Water-quality.arff"),
-}
+}  # sets added since (birds, flags, genbase, ...) are found in the data directory
 _ALIASES = {
     "tmc2007-500": "tmc2007",
     "20ng": "ng20",
@@ -120,6 +118,8 @@ _ALIASES = {
 }
 _SPLITS = (None, "full", "train", "test", "train_test")
 _ARFF = re.compile(r"\.arff(\.gz|\.bz2)?$", re.IGNORECASE)
+# Endings that make a name the path of a file (not found: FileNotFoundError, not "unknown").
+_FILE_SUFFIXES = (".arff", ".gz", ".bz2", ".csv", ".parquet", ".pq", ".zip", ".xz")
 
 
 def _manifest_entry(name: str, paths: list[str]) -> _Entry | None:
@@ -156,8 +156,25 @@ def _manifest(root: Path | None) -> dict[str, _Entry]:
     return added
 
 
+def _scanned(root: Path | None) -> dict[str, _Entry]:
+    """Entries for the folders of the data directory that hold ARFF files, by folder name:
+    ``<category>/<name>/`` (or ``<name>/`` when the directory is a category folder)."""
+    if root is None:
+        return {}
+    found = {}
+    for top in sorted(p for p in root.iterdir() if p.is_dir() and p.name != "text"):
+        for folder in [top, *sorted(p for p in top.iterdir() if p.is_dir())]:
+            files = sorted(f.name for f in folder.iterdir() if f.is_file())
+            relative = folder.relative_to(root).as_posix()
+            entry = _manifest_entry(folder.name, [f"{relative}/{f}" for f in files])
+            if entry is not None:
+                found.setdefault(folder.name.lower(), entry)
+    return found
+
+
 def _entries(root: Path | None) -> dict[str, _Entry]:
-    return {**_REGISTRY, **_manifest(root)}
+    """The built-in table, then the rows of the manifest, then the folders found."""
+    return {**_scanned(root), **_manifest(root), **_REGISTRY}
 
 
 def _root_or_none(data_dir=None) -> Path | None:
@@ -294,6 +311,14 @@ def describe_dataset(name: str, data_dir=None, *, cache: bool = True) -> LabelSt
         return LabelStats(**compute())
 
 
+def _is_file(name) -> bool:
+    """Whether ``name`` is the path of a data file rather than a data set's name."""
+    if isinstance(name, os.PathLike):
+        return True
+    path = Path(name)
+    return path.is_file() or bool(path.suffix and path.suffix.lower() in _FILE_SUFFIXES)
+
+
 def _folder(root: Path, entry: _Entry, name: str) -> Path:
     for c in (root / entry.folder, root / Path(entry.folder).name):
         if c.is_dir():
@@ -302,25 +327,31 @@ def _folder(root: Path, entry: _Entry, name: str) -> Path:
 
 
 def load_dataset(
-    name: str,
+    name,
     data_dir=None,
     *,
     split: str | None = None,
     sparse=None,
     bags: Bags = "mean_max",
     missing: Missing = "error",
+    labels=None,
 ):
-    """Load a benchmark data set by its MANIFEST name (``"emotions"``, ``"bibtex"``, ...).
+    """Load a benchmark data set by its MANIFEST name (``"emotions"``, ...), or a data file.
 
     Parameters
     ----------
-    name : str
+    name : str or Path
         See `list_datasets`; case-insensitive; aliases ``tmc2007-500``, ``20ng``, ``llog``.
+        Or the path of an ARFF, CSV or Parquet file (see ``labels``); its provided split
+        is a training file with its test file beside it (``yeast-train.arff`` and
+        ``yeast-test.arff``: the word ``train`` replaced by ``test``).
     data_dir : str or Path, optional
         The data directory; default ``$MLNB_DATA`` or ``shared/data`` beside the repo.
     split : {None, "full", "train", "test", "train_test"}
         None: ``TrainTest(train, test)`` if the set has a provided split, else the full
         `Dataset`. The other values always return the named part (see module docstring).
+        A file given by path is one `Dataset` (None, "full"), or with its test file
+        ``TrainTest(file, test file)`` ("train_test"), or either part.
     sparse : bool or None
         Passed to `load_arff`.
     bags : {"mean_max", "concatenate"}
@@ -329,6 +360,11 @@ def load_dataset(
     missing : {"error", "nan", "zero"}, default="error"
         Passed to `load_arff`: what a ``?`` value becomes (NaN: a missing entry, which the
         Naive Bayes estimators ignore with ``missing="ignore"``).
+    labels : int, str or list of str, optional
+        Only for a file given by path: its label columns, an int as MEKA's ``-C N`` (N > 0
+        the first N columns, N < 0 the last ``|N|``) or names (a list, or one string
+        separated by commas); default the Mulan XML file beside it, or an ARFF file's
+        ``-C N``. See `load_table` for CSV and Parquet.
 
     Returns
     -------
@@ -337,6 +373,17 @@ def load_dataset(
     if split not in _SPLITS:
         raise ValueError(f"split: expected one of {_SPLITS}, got {split!r}")
     check_bags(bags)
+    if _is_file(name):
+        options = {"labels": labels, "missing": missing, "sparse": sparse}
+        if split in (None, "full"):
+            return load_file(name, **options)
+        pair = load_file_pair(name, **options)
+        return pair if split == "train_test" else getattr(pair, split)
+    if labels is not None:
+        raise ValueError(
+            f"labels: {name!r} is a named data set, whose label columns are known; labels= "
+            "chooses the label columns of a file given by path"
+        )
     try:
         root = data_home(data_dir)
     except FileNotFoundError:

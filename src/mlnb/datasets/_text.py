@@ -1,4 +1,17 @@
-"""Single-label text corpora: ``label<TAB>text`` files and the raw 20 Newsgroups archive.
+"""Single-label text corpora: named corpora, ``label<TAB>text`` files, parallel text and
+label files, one folder per class, and the raw 20 Newsgroups archive.
+
+Names: ``webkb``, ``r8`` and ``20ng_bydate`` (the names of ../shared/data's manifest and
+of ``mlnb datasets``); ``r8_allterms`` and ``r8_noshort`` are ``r8`` with the variant
+"all-terms" or "no-short", ``20ng`` is ``20ng_bydate`` (`CORPUS_ALIASES`).
+
+Layouts of a path: a ``label<TAB>text`` file (one document per line); a text file with
+one document per line and ``labels=`` a file with its classes, one per line (parallel
+files); a folder with one sub-folder per class holding one document per file; a folder
+whose sub-folders are a training and a test folder (any names holding ``train`` and
+``test``: ``train/``, ``20news-bydate-test/``, ...), each with one folder per class; a
+20 Newsgroups "bydate" ``.tar.gz``. A training file's test part is the file named with
+``test`` for ``train`` beside it (``split="train_test"``).
 
 Cleaning follows Cardoso-Cachopo (2007, "Improving methods for single-label text
 categorization", the r8/r52/20ng/webkb pre-processing): the subject line is prepended to
@@ -32,10 +45,14 @@ import numpy as np
 from ._cache import cached
 from ._dataset import TrainTest
 from ._describe import LabelStats, describe
+from ._files import sibling_test_file
 from ._registry import data_home
 
 __all__ = [
+    "CORPORA",
+    "CORPUS_ALIASES",
     "TextCorpus",
+    "corpus_name",
     "clean_text",
     "describe_text_corpus",
     "load_text_corpus",
@@ -48,6 +65,27 @@ _NON_LETTERS = re.compile(r"[^A-Za-z]+")
 # A full line of a uuencoded attachment: "M" (45 bytes) then 60 characters of the encoding.
 _UUENCODED_LINE = re.compile(r"^M[\x21-\x60]{59,62}[ \t]*$", re.MULTILINE)
 _SPLITS = (None, "full", "train", "test", "train_test")
+# The named corpora, and the names they had before: name -> (corpus, its fixed variant).
+CORPORA = ("webkb", "r8", "20ng_bydate")
+CORPUS_ALIASES = {
+    "20ng": ("20ng_bydate", None),
+    "r8_allterms": ("r8", "all-terms"),
+    "r8_noshort": ("r8", "no-short"),
+}
+
+
+def corpus_name(name) -> tuple[str, str | None] | None:
+    """The canonical name of a named corpus and the variant its name fixes, or None.
+
+    Examples
+    --------
+    >>> corpus_name("R8_noshort"), corpus_name("20ng"), corpus_name("notes.txt")
+    (('r8', 'no-short'), ('20ng_bydate', None), None)
+    """
+    key = str(name).lower()
+    if key in CORPORA:
+        return key, None
+    return CORPUS_ALIASES.get(key)
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,6 +182,69 @@ def _read_labelled(path: Path, variant: str | None, *, index_labels=None) -> Tex
     return TextCorpus(docs, np.array(labels), path.name)
 
 
+def _read_parallel(texts: Path, labels: Path, variant: str | None) -> TextCorpus:
+    """Documents one per line of ``texts``, their classes one per line of ``labels``."""
+    documents, classes = _read_lines(texts), _read_lines(labels)
+    if len(documents) != len(classes):
+        raise ValueError(
+            f"{texts} has {len(documents)} documents (non-blank lines) but {labels} has "
+            f"{len(classes)} labels: parallel files need one label per document"
+        )
+    docs = [clean_text(d, variant) if variant else " ".join(d.split()) for d in documents]
+    return TextCorpus(docs, np.array([c.strip() for c in classes]), texts.name)
+
+
+def _visible(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+
+
+def _file_key(path: Path):
+    return (0, int(path.name), "") if path.name.isdigit() else (1, 0, path.name)
+
+
+def _read_classes(folder: Path, variant, *, newsgroups: bool, drop_uuencoded=False):
+    """One folder per class, one document per file (sorted by class, then file name)."""
+    classes = [p for p in _visible(folder) if p.is_dir()]
+    if not classes:
+        raise ValueError(f"{folder}: expected one sub-folder per class, found none")
+    docs, labels = [], []
+    for cls in classes:
+        for file in sorted((p for p in _visible(cls) if p.is_file()), key=_file_key):
+            text = _decode(file.read_bytes())
+            if newsgroups:
+                text = _newsgroup_text(text)
+                if drop_uuencoded:
+                    text = _UUENCODED_LINE.sub("", text)
+            docs.append(clean_text(text, variant) if variant else " ".join(text.split()))
+            labels.append(cls.name)
+    return TextCorpus(docs, np.array(labels), folder.name)
+
+
+def _read_folder(folder: Path, variant, drop_uuencoded=False):
+    """A folder per class (a `TextCorpus`), or training and test folders of such (a pair)."""
+    subfolders = [p for p in _visible(folder) if p.is_dir()]
+    nested = [p for p in subfolders if any(q.is_dir() for q in _visible(p))]
+    if not nested:
+        newsgroups = folder.name.startswith("20news-bydate")
+        variant = variant or ("all-terms" if newsgroups else None)
+        return _read_classes(folder, variant, newsgroups=newsgroups, drop_uuencoded=drop_uuencoded)
+    train = [p for p in nested if "train" in p.name.lower()]
+    test = [p for p in nested if "test" in p.name.lower()]
+    if len(train) != 1 or len(test) != 1:
+        raise ValueError(
+            f"{folder}: expected one training and one test folder (names holding 'train' and "
+            f"'test'), each with one folder per class; found {[p.name for p in nested]}"
+        )
+    newsgroups = train[0].name.startswith("20news-bydate")
+    variant = variant or ("all-terms" if newsgroups else None)
+    return TrainTest(
+        *(
+            _read_classes(p, variant, newsgroups=newsgroups, drop_uuencoded=drop_uuencoded)
+            for p in (train[0], test[0])
+        )
+    )
+
+
 def _newsgroup_text(raw: str) -> str:
     """Subject line + body of one Usenet message."""
     head, _, body = raw.replace("\r\n", "\n").partition("\n\n")
@@ -195,6 +296,14 @@ def _concat(a: TextCorpus, b: TextCorpus, name: str) -> TextCorpus:
 
 
 def _named(name: str, variant: str | None, root: Path, drop_uuencoded=False) -> TrainTest:
+    name, fixed = corpus_name(name)
+    if fixed is not None:
+        if variant not in (None, fixed):
+            raise ValueError(
+                f"variant: this name is {name!r} with variant={fixed!r}; for variant="
+                f"{variant!r} load {name!r}"
+            )
+        variant = fixed
     text = root / "text" if (root / "text").is_dir() else root
     if name == "webkb":
         if variant not in (None, "stemmed"):
@@ -215,60 +324,122 @@ def _named(name: str, variant: str | None, root: Path, drop_uuencoded=False) -> 
 
 
 def load_text_corpus(
-    path_or_name, *, variant: str | None = None, split=None, data_dir=None, drop_uuencoded=False
+    path_or_name,
+    *,
+    variant: str | None = None,
+    split=None,
+    data_dir=None,
+    drop_uuencoded=False,
+    labels=None,
 ):
     """Load a single-label text corpus.
 
     Parameters
     ----------
     path_or_name : str or Path
-        ``"webkb"`` (stemmed only), ``"r8"`` or ``"20ng"`` from the data directory (see
-        `load_dataset`), a ``label<TAB>text`` file (plain or gzip), or a 20 Newsgroups
-        "bydate" ``.tar.gz`` (read directly; files that are not UTF-8 are read as latin-1).
+        ``"webkb"`` (stemmed only), ``"r8"`` or ``"20ng_bydate"`` from the data directory
+        (see `load_dataset`; the old names ``"r8_allterms"``, ``"r8_noshort"`` and
+        ``"20ng"`` too), or a path in one of the layouts of the module docstring: a
+        ``label<TAB>text`` file (plain or gzip), a text file with ``labels=``, a folder
+        per class, training and test folders, or a 20 Newsgroups "bydate" ``.tar.gz``
+        (read directly; files that are not UTF-8 are read as latin-1).
     variant : {None, "all-terms", "no-short", "stemmed"}
-        Cleaning (module docstring). None: a file is only whitespace-normalised, ``webkb``
-        is stemmed (as distributed), ``r8`` and ``20ng`` are "all-terms". ``r8``'s
-        "no-short" is the distributed file, its "stemmed" is derived from "all-terms".
+        Cleaning (module docstring). None: a file or folder is only whitespace-normalised
+        (20 Newsgroups: "all-terms"), ``webkb`` is stemmed (as distributed), ``r8`` and
+        ``20ng_bydate`` are "all-terms". ``r8``'s "no-short" is the distributed file, its
+        "stemmed" is derived from "all-terms".
     split : {None, "full", "train", "test", "train_test"}
         As in `load_dataset`: None gives ``TrainTest(train, test)`` for a corpus with a
-        split (all three named corpora) and a `TextCorpus` otherwise.
+        split (the named corpora, training and test folders, the archive) and a
+        `TextCorpus` otherwise; "train_test" on a training file pairs it with its test
+        file (``test`` for ``train`` in its name, beside it).
     data_dir : str or Path, optional
     drop_uuencoded : bool, default=False
         20 Newsgroups only, beyond Cardoso-Cachopo's recipe: remove the lines of uuencoded
         attachments (binary data that "letters only" turns into thousands of rare tokens).
         Her published stemmed corpus had 70,216 words where the recipe on the raw archive
         gives 87,336; without these lines 78,139 (see docs/experiments/bayesian_nb.md).
+    labels : str or Path, optional
+        A file of classes, one per line, for the documents of ``path_or_name``, one per
+        line (parallel files; with ``split="train_test"`` the test files are found as for
+        a training file).
 
     Returns
     -------
     TextCorpus or TrainTest of TextCorpus
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "texts.txt").write_text("Cats purr.\\nStocks fell 3%.\\n")
+    >>> _ = (folder / "classes.txt").write_text("pets\\nfinance\\n")
+    >>> corpus = load_text_corpus(folder / "texts.txt", labels=folder / "classes.txt")
+    >>> corpus.documents, corpus.labels.tolist()
+    (['Cats purr.', 'Stocks fell 3%.'], ['pets', 'finance'])
     """
     if split not in _SPLITS:
         raise ValueError(f"split: expected one of {_SPLITS}, got {split!r}")
     if variant is not None:
         _check_variant(variant)
-    name = str(path_or_name).lower()
-    if name in ("webkb", "r8", "20ng"):
-        pair = _named(name, variant, data_home(data_dir), drop_uuencoded)
+    if corpus_name(path_or_name) is not None and not Path(path_or_name).exists():
+        if labels is not None:
+            raise ValueError("labels: a named corpus has its classes; labels= is for a text file")
+        pair = _named(str(path_or_name).lower(), variant, data_home(data_dir), drop_uuencoded)
     else:
         path = Path(path_or_name)
-        if not path.is_file():
+        if path.is_dir() and labels is None:
+            pair = _read_folder(path, variant, drop_uuencoded)
+            if not isinstance(pair, TrainTest):
+                if split not in (None, "full"):
+                    raise ValueError(
+                        f"split={split!r}: {path} is one folder per class, without a "
+                        "training and a test folder"
+                    )
+                return pair
+        elif not path.is_file():
+            known = ", ".join(repr(n) for n in (*CORPORA, *CORPUS_ALIASES))
             raise FileNotFoundError(
-                f"path_or_name: {str(path_or_name)!r} is neither a file nor one of "
-                "'webkb', 'r8', '20ng'"
+                f"path_or_name: {str(path_or_name)!r} is neither a file, a folder nor one "
+                f"of {known}"
             )
-        if path.name.endswith((".tar.gz", ".tgz", ".tar")):
+        elif path.name.endswith((".tar.gz", ".tgz", ".tar")):
             pair = _read_20ng(path, variant or "all-terms", drop_uuencoded)
+        elif split != "train_test" and split not in ("train", "test"):
+            return _read_file(path, variant, labels)
         else:
-            corpus = _read_labelled(path, variant)
-            if split not in (None, "full"):
-                raise ValueError(f"split={split!r}: a single file has no train/test split")
-            return corpus
+            test, test_labels = _test_files(path, labels)
+            pair = TrainTest(
+                _read_file(path, variant, labels), _read_file(test, variant, test_labels)
+            )
     if split in (None, "train_test"):
         return pair
     if split == "full":
-        return _concat(pair.train, pair.test, name)
+        return _concat(pair.train, pair.test, str(path_or_name).lower())
     return getattr(pair, split)
+
+
+def _read_file(path: Path, variant, labels=None) -> TextCorpus:
+    """A ``label<TAB>text`` file, or documents whose classes are in the file ``labels``."""
+    if labels is None:
+        return _read_labelled(path, variant)
+    return _read_parallel(path, Path(labels), variant)
+
+
+def _test_files(path: Path, labels) -> tuple[Path, Path | None]:
+    """The test files of a training file (and of its parallel label file)."""
+    test = sibling_test_file(path)
+    if test is None:
+        raise ValueError(
+            f"{path}: no test file beside it (the same name with 'test' for 'train'); "
+            "a single file has no train/test split"
+        )
+    if labels is None:
+        return test, None
+    test_labels = sibling_test_file(labels)
+    if test_labels is None:
+        raise ValueError(f"{labels}: no test label file beside it ('test' for 'train')")
+    return test, test_labels
 
 
 def _corpus_stats(corpus: TextCorpus) -> LabelStats:
@@ -299,12 +470,12 @@ def describe_text_corpus(
         1; ``n_features`` is the vocabulary, the distinct words of the cleaned documents
         (what ``mlnb.text.word_counter`` finds).
     """
-    name = str(path_or_name).lower()
-    if name in ("webkb", "r8", "20ng"):
+    named = corpus_name(path_or_name)
+    if named is not None and not Path(path_or_name).exists():
         root = data_home(data_dir)
         text = root / "text" if (root / "text").is_dir() else root
-        paths = [text / {"webkb": "webkb", "r8": "r8", "20ng": "20ng_bydate"}[name]]
-        options = {"name": name}
+        paths = [text / named[0]]
+        options = {"name": str(path_or_name).lower()}
     else:
         paths = [Path(path_or_name)]
         options = {"path": str(Path(path_or_name).resolve())}
