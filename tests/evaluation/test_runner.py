@@ -108,3 +108,17 @@ def test_fit_and_score_fits_on_the_training_rows():
     )
     assert row["hamming"] == pytest.approx(expected)
     assert (row["n_train"], row["n_test"]) == (40, 20) and row["train_time"] >= 0
+
+
+def test_a_train_fraction_gives_exactly_its_share_of_whole_rows():
+    """cv=0.7 on 1,060 rows: 742 to train, 318 to test (not 741/319 from 1.0 - 0.7 =
+    0.30000000000000004 rounded up), with and without stratification."""
+    import numpy as np
+
+    from mlnb.evaluation._splits import split_indices
+
+    Y = (np.random.default_rng(0).random((1060, 3)) < 0.4).astype(int)
+    for stratify in (None, "iterative"):
+        ((train, test),) = split_indices(0.7, 1060, Y, stratify=stratify, random_state=0)
+        assert (len(train), len(test)) == (742, 318)
+        assert len(np.union1d(train, test)) == 1060

@@ -40,7 +40,7 @@ __all__ = ["split_indices"]
 _STRATIFY = (None, "iterative")
 
 
-def _splitter(cv, *, stratify, multilabel, random_state):
+def _splitter(cv, *, stratify, multilabel, random_state, n_samples):
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         if cv < 2:
             raise ValueError(f"cv must be at least 2 folds, got {cv}.")
@@ -57,7 +57,15 @@ def _splitter(cv, *, stratify, multilabel, random_state):
             raise ValueError(
                 f"cv as a float is the train fraction and must be in (0, 1), got {cv}."
             )
-        kwargs = {"n_splits": 1, "train_size": float(cv), "test_size": 1.0 - float(cv)}
+        # whole rows: round(cv * n) to train (1.0 - 0.7 is 0.30000000000000004, which
+        # scikit-learn rounds up, taking a row from the training part)
+        n_train = round(float(cv) * n_samples)
+        if not 0 < n_train < n_samples:
+            raise ValueError(
+                f"cv={cv} of {n_samples} rows leaves {n_train} to train and "
+                f"{n_samples - n_train} to test; both need at least one"
+            )
+        kwargs = {"n_splits": 1, "train_size": n_train, "test_size": n_samples - n_train}
         if stratify is None:
             return ShuffleSplit(random_state=random_state, **kwargs)
         if not multilabel:
@@ -105,7 +113,13 @@ def split_indices(cv, n_samples, Y, *, stratify=None, random_state=None):
                 Y_strat = Y_strat[:, 0]
             else:
                 multilabel = True
-    splitter = _splitter(cv, stratify=stratify, multilabel=multilabel, random_state=random_state)
+    splitter = _splitter(
+        cv,
+        stratify=stratify,
+        multilabel=multilabel,
+        random_state=random_state,
+        n_samples=n_samples,
+    )
     placeholder = np.zeros((n_samples, 1))
     return [
         (np.asarray(train), np.asarray(test))
