@@ -9,6 +9,7 @@ without an edit here; the gallery runs the scripts of ``examples/``.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -44,6 +45,8 @@ exclude_patterns = [
     "auto_examples/*.py",
     "**/README.md",
     "gallery_figures.py",
+    "sg_execution_times.rst",  # left by builds before write_computation_times=False
+    "auto_examples/sg_execution_times.rst",
 ]
 templates_path = ["_templates"]
 
@@ -146,7 +149,8 @@ myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 
 sphinx_gallery_conf = {
-    "image_scrapers": ("gallery_figures.figure_scraper", "matplotlib"),  # this order: see there
+    # this order: see gallery_figures
+    "image_scrapers": ("gallery_figures.figure_scraper", "gallery_figures.pyplot_scraper"),
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
@@ -154,6 +158,8 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
     "show_memory": False,
+    # no sg_execution_times pages: sphinx-gallery writes them with scripts from CDNs
+    "write_computation_times": False,
 }
 
 html_theme = "pydata_sphinx_theme"
@@ -163,4 +169,19 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
 }
-html_static_path = []
+
+
+# MathJax is served with the site, so that the math renders offline (no CDN): the files of
+# MathJax 3 shipped by the docs extra's sphinx-mathjax-offline, copied to _static/mathjax.
+# Its SVG output draws the glyphs itself: no web fonts to load, which browsers refuse
+# across folders of a site opened from disk.
+def mathjax_files():
+    """The folder that holds sphinx-mathjax-offline's ``mathjax/``."""
+    spec = importlib.util.find_spec("sphinx-mathjax-offline")
+    if spec is None:
+        raise ImportError("MathJax for the site: pip install -e '.[docs]' (sphinx-mathjax-offline)")
+    return Path(spec.origin).parent / "static"
+
+
+html_static_path = [str(mathjax_files())]
+mathjax_path = "mathjax/tex-svg.js"
