@@ -139,7 +139,9 @@ def describe_data(data):
 @quiet_option
 @reported
 def datasets(data_dir, as_json, quiet):
-    """List the data sets found, with n, d, L, label cardinality, density and avIR.
+    """List the data sets found, with n, d, L, label cardinality, density and avIR (the
+    average imbalance ratio: the mean over labels of the most frequent label's count over
+    the label's count).
 
     For a text corpus, d is its vocabulary (words of train and test) and L its classes.
 
