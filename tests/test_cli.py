@@ -747,3 +747,157 @@ def test_meka_prediction_file_with_unknown_labels(tmp_path):
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].split(",")[0] == "amazed-suprised" and len(lines) == 1 + 592
+
+
+def _labelled_arff(relation, label_names, *, labels_first=True, n=40, seed=0):
+    """A small ARFF: two 0/1 label columns (first or last) and three numeric features."""
+    labels = "".join(f"@attribute {name} {{0,1}}\n" for name in label_names)
+    features = "".join(f"@attribute x{i} numeric\n" for i in range(3))
+    head = f"@relation '{relation}'\n" + (labels + features if labels_first else features + labels)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for a, b, c in rng.random((n, 3)):
+        y, x = f"{int(a > 0.5)},{int(b > 0.4)}", f"{a:.3f},{b:.3f},{c:.3f}"
+        rows.append(f"{y},{x}" if labels_first else f"{x},{y}")
+    return head + "@data\n" + "\n".join(rows) + "\n"
+
+
+def test_predict_takes_the_label_columns_of_a_headerless_arff_from_the_model(tmp_path):
+    train, model = tmp_path / "train.arff", tmp_path / "m.mlnb"
+    train.write_text(_labelled_arff("train: -C 2", ["y1", "y2"]))
+    assert invoke("fit", train, "-m", "br", "-o", model, "-q").exit_code == 0
+    new = tmp_path / "new.arff"  # no XML beside it, no -C in its relation
+    new.write_text(_labelled_arff("new rows", ["y1", "y2"], n=5, seed=1))
+    result = invoke("predict", model, new, "--no-proba")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "y1,y2" and len(result.stdout.splitlines()) == 6
+    assert "of 2 labels per row" in result.stderr and "predicted 5 rows of new" in result.stderr
+    # labels last: fitted with --labels -2, which the model file keeps
+    swapped, model2 = tmp_path / "swapped.arff", tmp_path / "m2.mlnb"
+    swapped.write_text(_labelled_arff("r", ["a", "b"], labels_first=False))
+    assert invoke("fit", swapped, "-m", "br", "--labels", "-2", "-o", model2, "-q").exit_code == 0
+    result = invoke("predict", model2, swapped, "--no-proba")
+    assert result.exit_code == 0 and result.stdout.splitlines()[0] == "a,b", result.output
+    # columns that are not the model's labels: a clear request for --labels
+    other = tmp_path / "other.arff"
+    other.write_text(_labelled_arff("r", ["z1", "z2"], n=5))
+    result = invoke("predict", model, other)
+    assert result.exit_code == 1 and "give --labels 2" in result.stderr, result.output
+    assert "--labels -2" in result.stderr and "m.mlnb's 2 labels" in result.stderr
+
+
+def test_predict_a_headerless_copy_of_real_data(tmp_path):
+    require_data("multilabel/emotions")
+    model = tmp_path / "emotions.mlnb"
+    result = invoke("fit", "emotions", "-m", "br", "-o", model, "--data-dir", DATA, "-q")
+    assert result.exit_code == 0, result.output
+    copy = tmp_path / "emotions-test.arff"  # without the XML file of the label names
+    copy.write_bytes((DATA / "multilabel" / "emotions" / "emotions-test.arff").read_bytes())
+    out = tmp_path / "predictions.csv"
+    result = invoke("predict", model, copy, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert len(out.read_text().splitlines()) == 203
+    line = result.stderr.strip()
+    assert line.startswith("predicted 202 rows of emotions-test: ") and "\n" not in line
+    assert line.endswith(f"of 6 labels per row on average; wrote {out}")
+    assert invoke("predict", model, copy, "-o", out, "-q").stderr == ""
+
+
+def test_predict_says_what_it_wrote_for_text(tmp_path):
+    docs = tmp_path / "docs.txt"
+    docs.write_text("".join(f"{'ab'[i % 2]}\tword{i % 2} w{i}\n" for i in range(20)))
+    model = tmp_path / "t.mlnb"
+    assert invoke("fit", docs, "-m", "mnb", "-o", model, "-q").exit_code == 0
+    result = invoke("predict", model, docs, "--no-proba")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        "predicted 20 documents of docs.txt: 2 distinct classes; wrote standard output\n"
+    )
+
+
+def test_model_outputs_never_replace_a_device_or_a_pipe(tmp_path):
+    import os
+    import stat
+
+    from mlnb.cli import _options
+    from mlnb.cli._terminal import Failure
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    result = invoke("fit", "synthetic-counts", "-m", "br", "-o", pipe)
+    assert result.exit_code == 1 and "is a named pipe" in result.stderr, result.output
+    assert "fitting" not in result.stderr and stat.S_ISFIFO(os.stat(pipe).st_mode)
+    # a device: the option's check itself (a command that failed it would replace the device)
+    option = next(p for p in mlnb.cli.fit.params if p.name == "output")
+    with pytest.raises(Failure, match="/dev/null: is a device, not a file"):
+        _options.model_output_value(None, option, Path("/dev/null"))
+    model = tmp_path / "m.mlnb"
+    assert invoke("fit", "synthetic-counts", "-m", "br", "-o", model, "-q").exit_code == 0
+    result = invoke("predict", model, "synthetic-counts", "-o", pipe)  # nobody reads it
+    assert result.exit_code == 1, result.output
+    assert result.stderr == f"mlnb: error: {pipe}: a named pipe that no process reads\n"
+
+
+def test_help_points_to_the_method_list_where_it_is():
+    for command in ("fit", "evaluate"):
+        text = invoke(command, "--help").output
+        assert "below" not in text
+        assert text.index("Multi-label methods:") < text.index("see the list above")
+
+
+def test_progress_in_a_log_is_a_line_per_step_at_most_every_few_seconds(monkeypatch):
+    import io
+
+    from mlnb.cli import _terminal
+
+    now = [0.0]
+    monkeypatch.setattr(_terminal.time, "perf_counter", lambda: now[0])
+    log = io.StringIO()
+    with _terminal.Progress(5, "cross-validating", unit="folds", stream=log) as progress:
+        now[0] = 0.5
+        progress.status("dce on enron: 5 folds...")  # the first line, at once
+        for fold, seconds in enumerate((1, 2, 6, 6.5, 30), start=1):
+            now[0] = seconds
+            progress.step(f"dce on enron, fold {fold}/5 done")
+        now[0] = 31
+        progress.log("dce on enron: 31.0 s")
+    assert "\r" not in log.getvalue()
+    assert log.getvalue().splitlines() == [
+        "[0/5 folds, 0:00] dce on enron: 5 folds...",
+        "[3/5 folds, 0:06] dce on enron, fold 3/5 done",  # 5.5 s after the line before
+        "[5/5 folds, 0:30] dce on enron, fold 5/5 done",  # the last step always
+        "[5/5 folds, 0:31] dce on enron: 31.0 s",
+        "cross-validating: 5 folds in 0:31",
+    ]
+
+
+def test_progress_on_a_terminal_redraws_one_line():
+    import io
+
+    from mlnb.cli._terminal import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    with Progress(2, "cross-validating", unit="folds", stream=screen) as progress:
+        progress.status("br on emotions")
+        progress.step("fold 1/2 done")
+        progress.step("fold 2/2 done")
+    text = screen.getvalue()
+    assert text.count("\r") >= 4 and text.count("\n") == 1
+    assert text.endswith("cross-validating: 2 folds in 0:00\n")
+
+
+def test_warnings_are_made_one_line_once_per_process():
+    import warnings
+
+    from mlnb.cli._terminal import one_line_warnings
+
+    one_line_warnings()
+    installed = warnings.formatwarning
+    for _ in range(3):
+        assert invoke("--version").exit_code == 0  # every command runs the group's setup
+        one_line_warnings()
+    assert warnings.formatwarning is installed

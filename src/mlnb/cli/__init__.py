@@ -9,8 +9,13 @@ files; classifiers mnb, bnb, gnb, bayes-mnb, ...), turned into word counts or th
 (:func:`mlnb.text.make_text_pipeline`) and scored by accuracy and macro and micro
 precision, recall and F1. A text model file holds the whole pipeline, vocabulary included.
 
-Exit codes: 0 success; 1 a problem with the data, a model file or a method (the message
-says what to do); 2 a usage error (unknown option, missing argument).
+Exit codes: 0 success; 1 a problem with the data, a model file, a file to write (a full
+disk, a denied permission, a missing folder: the message names the path) or a method, in
+one line that says what to do, never a traceback (MLNB_DEBUG=1 shows one for a bug in
+mlnb); 2 a usage error (unknown option, missing argument).
+
+Progress goes to standard error: a line redrawn on a terminal; elsewhere (logs, pipes) a
+line per fold or step with the elapsed time, at most one every few seconds.
 
 Modules by concern: :mod:`._terminal` (tables, progress, one-line errors), :mod:`._options`
 (the shared options and their checks), :mod:`._inputs` (loading data) and :mod:`._data`

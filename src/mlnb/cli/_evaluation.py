@@ -137,15 +137,22 @@ def _text_scores(estimator, X, y, metrics, options):
 
 def run_all(runs, *, seed, stratify, metrics, quiet):
     """Cross-validate every ``(data name, method): (estimator, data, folds)``, with progress
-    per fold (folds x methods x data sets) and the elapsed time; the mean scores of each."""
+    per fold (folds x methods x data sets) and the elapsed time; the mean scores of each.
+
+    Progress on standard error (see :class:`~._terminal.Progress`): on a terminal, a line
+    redrawn; in a log, a line when a method starts and when a fold ends (at most one every
+    few seconds), and a line with each method's time.
+    """
     total = sum(n_folds(folds) for _, _, folds in runs.values())
     results = {}
     with Progress(total, "cross-validating", quiet=quiet, unit="folds") as progress:
         for (data_name, method), (estimator, data, folds) in runs.items():
             start = time.perf_counter()
+            n = n_folds(folds)
+            progress.status(f"{method} on {data_name}: {n} fold{'s' if n > 1 else ''}...")
 
             def step(done, n, method=method, data_name=data_name):
-                progress.step(f"{method} on {data_name}, fold {done}/{n}")
+                progress.step(f"{method} on {data_name}, fold {done}/{n} done")
 
             results[data_name, method] = cv_scores(
                 estimator, data, folds, seed=seed, stratify=stratify,
@@ -164,7 +171,7 @@ def run_all(runs, *, seed, stratify, metrics, quiet):
     "methods",
     multiple=True,
     required=True,
-    help="Method name; repeat, or separate names by commas.",
+    help="Method name (see the list above); repeat, or separate names by commas.",
 )
 @param_option
 @metrics_option
@@ -285,17 +292,27 @@ def _prequential(data, methods, settings, metrics, threshold, batch_size, *, dat
             "would be predicted; give a smaller batch size"
         )
     criteria = metric_names(metrics, dataset)
-    rows = []
-    for method in methods:
-        estimator = make_estimator(method, dataset, settings, seed=seed, missing=missing)
-        batches = (
-            (X[i : i + batch_size], y[i : i + batch_size]) for i in range(0, X.shape[0], batch_size)
-        )
-        start = time.perf_counter()
-        result = prequential(estimator, batches, metrics=criteria)
-        if not (quiet or as_json):
-            click.echo(f"{method} on {dataset.name}: {time.perf_counter() - start:.1f} s", err=True)
-        rows.append({"method": method, **result.final(), "rows_per_s": result.throughput})
+    rows, n_rows = [], X.shape[0]
+    with Progress(
+        len(methods) * n_rows, "prequential", quiet=quiet or as_json, unit="rows"
+    ) as progress:
+        for method in methods:
+            estimator = make_estimator(method, dataset, settings, seed=seed, missing=missing)
+            batches = (
+                (X[i : i + batch_size], y[i : i + batch_size]) for i in range(0, n_rows, batch_size)
+            )
+            start, seen = time.perf_counter(), [0]
+            progress.status(f"{method} on {dataset.name}: batches of {batch_size} rows...")
+
+            def step(rows_seen, method=method, seen=seen):
+                progress.step(
+                    f"{method} on {dataset.name}: {rows_seen} rows", n=rows_seen - seen[0]
+                )
+                seen[0] = rows_seen
+
+            result = prequential(estimator, batches, metrics=criteria, progress=step)
+            progress.log(f"{method} on {dataset.name}: {time.perf_counter() - start:.1f} s")
+            rows.append({"method": method, **result.final(), "rows_per_s": result.throughput})
     echo_table(rows, table_columns(rows, "method"), as_json=as_json)
 
 

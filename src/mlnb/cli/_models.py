@@ -26,6 +26,8 @@ from ._options import (
     data_dir_option,
     labels_option,
     missing_option,
+    model_file_value,
+    model_output_value,
     output_file_value,
     param_option,
     part_option,
@@ -34,7 +36,7 @@ from ._options import (
     threshold_option,
     variant_option,
 )
-from ._terminal import reported
+from ._terminal import naming, reported, write_text
 
 __all__ = ["fit", "is_text_model", "make_estimator", "predict"]
 
@@ -63,6 +65,8 @@ def make_estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None
     of one that already is);
     ``missing`` (--missing) "ignore" sets the method's ``missing="ignore"``.
     """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; known methods: {', '.join(METHODS)}")
     single = [n for n in METHODS if is_single_label(n)]
     multi = [n for n in METHODS if not is_single_label(n)]
     if method in single and not is_text(data):
@@ -130,12 +134,13 @@ def _with_missing(settings, missing, method):
 
 @click.command()
 @click.argument("data")
-@click.option("-m", "--method", default=None, help="Method name (listed below).")
+@click.option("-m", "--method", default=None, help="Method name (see the list above).")
 @click.option(
     "--update",
     "update",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     default=None,
+    callback=model_file_value,
     help="Continue training this model file on DATA (partial_fit) instead of fitting anew.",
 )
 @param_option
@@ -145,7 +150,7 @@ def _with_missing(settings, missing, method):
     "--output",
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    callback=output_file_value,
+    callback=model_output_value,
     help="The model file to write (its folder must exist; may be the --update file).",
 )
 @part_option("train", "Which part of a data set with a provided split to train on.")
@@ -217,8 +222,11 @@ def fit(
         "kind": data_kind(dataset),
         "variant": dataset.variant if is_text(dataset) else None,
         "missing": missing,
+        "labels": labels,
+        "label_names": None if is_text(dataset) else list(dataset.label_names),
     }
-    save(estimator, output, metadata=metadata)
+    with naming(output):
+        save(estimator, output, metadata=metadata)
     if not quiet:
         if is_text(dataset):
             words = len(estimator.named_steps["counts"].vocabulary_)
@@ -261,7 +269,8 @@ def _update(model, data, output, params, threshold, tfidf, *, quiet, **loading):
     seconds = time.perf_counter() - start
     updates = [*metadata.get("updates", []), {"data": data, "part": loading["part"]}]
     kept = {k: v for k, v in metadata.items() if k not in _FILE_KEYS}
-    save(estimator, output, metadata={**kept, "updates": updates})
+    with naming(output):
+        save(estimator, output, metadata={**kept, "updates": updates})
     if not quiet:
         seen = "" if n_before is None else f" (it had seen {n_before:g})"
         click.echo(
@@ -295,7 +304,11 @@ def is_text_model(estimator):
 
 
 @click.command()
-@click.argument("model", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "model",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    callback=model_file_value,
+)
 @click.argument("data")
 @click.option(
     "-o",
@@ -316,15 +329,19 @@ def is_text_model(estimator):
 @missing_option
 @labels_option
 @data_dir_option
+@quiet_option
 @reported
-def predict(model, data, output, part, proba, variant, missing, labels, data_dir):
+def predict(model, data, output, part, proba, variant, missing, labels, data_dir, quiet):
     """Predict DATA with a model file; writes CSV.
 
     Multi-label models write one 0/1 column per label; single-label models a "class"
     column with the predicted class names. --proba adds a probability per label or class.
     A label<TAB>text file is read as is: give --variant to clean raw text as the training
     corpus was (the labels in the file are not used). An ARFF file may hold '?' for every
-    label value (MEKA's convention for rows to predict).
+    label value (MEKA's convention for rows to predict); an ARFF file that does not say
+    which columns are labels (no XML file beside it, no -C N in its relation name) gets
+    the model's label columns, found by their names. A line on standard error says what
+    was predicted and where it was written (none with -q).
 
     \b
     Examples:
@@ -334,9 +351,10 @@ def predict(model, data, output, part, proba, variant, missing, labels, data_dir
       mlnb predict music.mlnb Music_missing_classes.arff --no-proba
     """
     estimator = load(model)
-    dataset = load_data(
-        data, data_dir=data_dir, part=part, variant=variant, missing=loader_missing(missing),
-        labels=labels, unlabelled=True,
+    metadata = read_metadata(model)
+    dataset = _prediction_data(
+        data, model, estimator, metadata, labels, data_dir=data_dir, part=part,
+        variant=variant, missing=loader_missing(missing),
     )  # fmt: skip
     if is_text_model(estimator) and not is_text(dataset):
         raise ValueError(
@@ -350,7 +368,7 @@ def predict(model, data, output, part, proba, variant, missing, labels, data_dir
             f"model first, e.g. mlnb fit {data} -m mnb -o text.mlnb"
         )
     if is_text(dataset) and dataset.from_file and dataset.variant is None:
-        trained = read_metadata(model).get("variant")
+        trained = metadata.get("variant")
         if trained is not None:
             click.echo(
                 f"note: {model} was trained on text cleaned '{trained}'; {data} is read as "
@@ -387,7 +405,71 @@ def predict(model, data, output, part, proba, variant, missing, labels, data_dir
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.write_text(text)
+        write_text(output, text)
+    if not quiet:
+        where = "standard output" if output is None else output
+        click.echo(f"{_summary(predicted, dataset)}; wrote {where}", err=True)
+
+
+def _summary(predicted, data):
+    """What ``predicted`` holds, in a few words: rows and labels (or classes) per row."""
+    if np.ndim(predicted) == 1:
+        classes = len(set(np.asarray(predicted).tolist()))
+        return (
+            f"predicted {len(predicted)} {'documents' if is_text(data) else 'rows'} of "
+            f"{data.name}: {classes} distinct class{'es' if classes != 1 else ''}"
+        )
+    matrix = predicted.toarray() if hasattr(predicted, "toarray") else np.asarray(predicted)
+    per_row = float(matrix.sum(axis=1).mean()) if matrix.shape[0] else 0.0
+    return (
+        f"predicted {matrix.shape[0]} rows of {data.name}: {per_row:.2f} of "
+        f"{matrix.shape[1]} labels per row on average"
+    )
+
+
+def _prediction_data(data, model, estimator, metadata, labels, **options):
+    """DATA to predict with the model; an ARFF file without label information (no XML
+    beside it, no -C N) gets the model's label columns, found by their names."""
+    from ..datasets import ArffError
+
+    try:
+        return load_data(data, labels=labels, unlabelled=True, **options)
+    except ArffError as error:
+        if labels is not None or "no label information" not in str(error):
+            raise
+    names = metadata.get("label_names")
+    count = len(names) if names else _n_labels(estimator)
+    if count is None:
+        raise ValueError(
+            f"{data}: the file does not say which columns are labels, nor does {model}: "
+            "give --labels N (the first N columns) or --labels -N (the last N)"
+        )
+    given = metadata.get("labels")
+    found = []
+    for candidate in [given] if isinstance(given, int) else [count, -count]:
+        try:
+            loaded = load_data(data, labels=candidate, unlabelled=True, **options)
+        except ValueError:
+            continue
+        if names is None or list(loaded.label_names) == list(names):
+            found.append(loaded)
+    if len(found) == 1:
+        return found[0]
+    raise ValueError(
+        f"{data}: the file does not say which columns are labels (no XML file beside it, no "
+        f"-C N in its relation name), and its columns do not show where {model}'s {count} "
+        f"labels are: give --labels {count} (the first {count} columns) or --labels "
+        f"-{count} (the last {count})"
+    )
+
+
+def _n_labels(estimator):
+    """The labels a fitted multi-label model predicts, or None if it does not say."""
+    for part in (estimator, getattr(estimator, "estimator_", None)):
+        n = getattr(part, "n_labels_", None)
+        if isinstance(n, int | np.integer):
+            return int(n)
+    return None
 
 
 def _csv_field(text):

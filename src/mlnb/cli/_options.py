@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from pathlib import Path
 
 import click
@@ -20,6 +21,8 @@ __all__ = [
     "method_names",
     "metrics_option",
     "missing_option",
+    "model_file_value",
+    "model_output_value",
     "output_dir_value",
     "output_file_value",
     "param_option",
@@ -55,7 +58,11 @@ def _folder_problem(folder):
 
 
 def output_file_value(ctx, param, value):
-    """-o FILE: checked before any work (the folder exists and is writable)."""
+    """-o FILE: checked before any work (the folder exists and is writable).
+
+    A device (such as /dev/stdout) or a named pipe may be given: the output is written
+    into it (:func:`~._terminal.write_text`).
+    """
     if value is None:
         return value
     name = "/".join(param.opts)
@@ -66,6 +73,43 @@ def output_file_value(ctx, param, value):
         raise Failure(f"{name} {value}: the folder {folder} does not exist; create it first")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise Failure(f"{name} {value}: cannot write in {folder}")
+    return value
+
+
+def _kind(path):
+    """What ``path`` is, in words, when it is not a regular file (None for a file)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a folder" if stat.S_ISDIR(mode) else "a special file"
+
+
+def model_output_value(ctx, param, value):
+    """-o MODEL of ``mlnb fit``: as :func:`output_file_value`, and a regular file or a new
+    name (a model file is written beside and renamed over the old, which would replace a
+    device or a named pipe)."""
+    value = output_file_value(ctx, param, value)
+    kind = None if value is None else _kind(value)
+    if kind is not None:
+        raise Failure(
+            f"{'/'.join(param.opts)} {value}: is {kind}, not a file; a model is written to "
+            "a file (give a file name)"
+        )
+    return value
+
+
+def model_file_value(ctx, param, value):
+    """A model file to read: it must be a regular file (not a pipe or a device)."""
+    kind = None if value is None else _kind(value)
+    if kind is not None:
+        raise Failure(f"{value}: is {kind}, not a model file")
     return value
 
 
@@ -96,15 +140,30 @@ missing_option = click.option(
 )
 
 
+def _label_columns(ctx, param, value):
+    """--labels as an int when it is a count (MEKA's -C N), else as given (names or a file)."""
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        return int(text)
+    except ValueError:
+        if not text:
+            raise click.BadParameter("give a count N, column names a,b or a file") from None
+        return text
+
+
 labels_option = click.option(
     "--labels",
     "labels",
-    type=int,
+    type=str,
     default=None,
-    metavar="N",
-    help="The label columns of an ARFF file given by path, as MEKA's -C N: N > 0 the first "
-    "N attributes, N < 0 the last |N| (default: the Mulan XML file beside it, else -C in "
-    "the relation name).",
+    metavar="N|NAMES|FILE",
+    callback=_label_columns,
+    help="The label columns of an ARFF, CSV or Parquet file given by path: a count as "
+    "MEKA's -C N (N > 0 the first N columns, N < 0 the last |N|) or column names separated "
+    "by commas (default: the Mulan XML file beside it, else -C in an ARFF relation name). "
+    "For a text file: the file of its classes, one per line.",
 )
 
 
