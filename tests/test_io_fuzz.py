@@ -214,3 +214,52 @@ def test_spliced_members(originals, case_path, first, second, data):
             if index != dropped:
                 archive.writestr(name, theirs.get(name, raw) if swap else raw)
     check("members", buffer.getvalue(), [originals[first], originals[second]], case_path)
+
+
+def reshaped(content, name, array):
+    """``content`` with its array ``name`` replaced by ``array``, the checksum valid."""
+    import hashlib
+    import json
+
+    with np.load(io.BytesIO(content), allow_pickle=False) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    meta = json.loads(arrays.pop("__meta__").tobytes())
+    arrays[name] = array
+    meta["checksums"][name] = hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+    buffer = io.BytesIO()
+    encoded = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(buffer, **arrays, __meta__=encoded)
+    return buffer.getvalue()
+
+
+def misshapen(array):
+    """Plausible mistakes of a hand-made file: an entry short, an extra axis, text."""
+    if array.ndim and len(array) > 1:
+        yield "shorter", array[:-1]
+    if array.ndim:
+        yield "extra axis", array[None]
+    if array.dtype.kind == "f":
+        yield "text", array.astype(str)
+
+
+@pytest.mark.parametrize("kind", [*SINGLE_LABEL, "text pipeline"])
+def test_misshapen_arrays_fail_at_load_not_in_predict(originals, case_path, kind):
+    """Every array of a single-label model's file replaced by a misshapen one (valid
+    checksums): a ModelFileError at load, or a model that predicts without error."""
+    original = originals[kind]
+    with np.load(io.BytesIO(original.content), allow_pickle=False) as archive:
+        arrays = {k: archive[k] for k in archive.files if k != "__meta__"}
+    for name, array in arrays.items():
+        for mistake, wrong in misshapen(array):
+            case_path.write_bytes(reshaped(original.content, name, wrong))
+            try:
+                model = load(case_path)
+            except ModelFileError as error:
+                assert str(case_path) in str(error)
+                OUTCOMES["misshapen", "ModelFileError"] += 1
+                continue
+            try:
+                predictions(model, original.X)
+            except Exception as error:
+                raise AssertionError(f"{kind}: {name} {mistake}: loads, then {error!r}") from None
+            OUTCOMES["misshapen", "predicts"] += 1

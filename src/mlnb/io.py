@@ -6,10 +6,22 @@ Loading never unpickles and builds objects only from a fixed list of classes, so
 file cannot run code. It checks each layer (zip directory, array headers, JSON, checksums)
 before decoding the next, and the sizes the file declares against ``max_bytes`` before
 allocating anything; a truncated, corrupt, crafted or foreign file, or one of a newer format
-version, raises :class:`ModelFileError` naming the file and the problem. The checksums
-detect corruption, not tampering: a crafted file with valid checksums loads, so load only
-files you trust (docs/model_files.md). ``save(..., metadata={...})`` adds a JSON
-dictionary (what the model was trained on, say), read back by :func:`read_metadata`.
+version, raises :class:`ModelFileError` naming the file and the problem.
+
+Loading takes the memory of the arrays the file declares and little more (checksums are
+taken while reading; what parsing the JSON may take counts in ``max_bytes``), and refuses
+what is not a regular file (a named pipe, a device) without opening it. Each object's
+parameters are checked as ``fit`` checks them, and its fitted
+state must be attributes it can have (no key naming a method, property or class
+attribute), of plausible types and consistent shapes, so a bad file fails at ``load``
+naming the key. The checksums detect corruption, not tampering: a crafted file of
+plausible values still loads and may predict anything, so load only files you trust
+(docs/model_files.md). ``save(..., metadata={...})`` adds a JSON dictionary (what the
+model was trained on, say), read back by :func:`read_metadata`.
+
+Saving is atomic: the file is written to a temporary file in the same folder, synced and
+renamed over the target, so a save that fails (a full disk: :class:`ModelSaveError`) or
+is interrupted leaves the previous file intact.
 
 Text models. A classifier on documents is the scikit-learn ``Pipeline`` that
 :func:`mlnb.text.make_text_pipeline` builds: ``CountVectorizer`` -> optional
@@ -44,13 +56,16 @@ array([0])
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import hashlib
-import io as _io
 import json
 import math
 import os
 import re
+import secrets
+import stat
 import struct
 import zipfile
 import zlib
@@ -59,7 +74,15 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["DEFAULT_MAX_BYTES", "FORMAT_VERSION", "ModelFileError", "load", "read_metadata", "save"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "FORMAT_VERSION",
+    "ModelFileError",
+    "ModelSaveError",
+    "load",
+    "read_metadata",
+    "save",
+]
 
 FORMAT_VERSION = 1
 _MAGIC = "mlnb-model"
@@ -69,6 +92,16 @@ _META = "__meta__"
 class ModelFileError(ValueError):
     """A model file that cannot be read: truncated, corrupt, crafted, foreign, over the size
     limit or too new."""
+
+
+class ModelSaveError(OSError):
+    """A model file that could not be written (a full disk, a folder without write
+    permission, ...): one line naming the path and the cause. The file that was at the
+    path before, if any, is unchanged. ``errno`` and ``strerror`` are the failed call's,
+    ``filename`` the path given to :func:`save`."""
+
+    def __str__(self):  # the message alone, not OSError's "[Errno n] ..."
+        return str(self.args[0]) if self.args else super().__str__()
 
 
 @functools.cache
@@ -302,6 +335,8 @@ class _Reader:
             fields = dict(rest)
             if body in _FOREIGN_STATE:
                 return self.foreign(cls, body, fields)
+            if hasattr(cls, "get_params") != ("params" in fields):
+                raise ModelFileError(f"malformed entry of {cls.__name__}")
             if "params" in fields:
                 params = self.decode(fields["params"])
                 if not isinstance(params, dict):
@@ -313,12 +348,16 @@ class _Reader:
                         f"the parameters of {cls.__name__} in the file do not fit this version "
                         f"of mlnb: {error}"
                     ) from None
+                _check_params(obj)
             else:
                 obj = cls.__new__(cls)
             state = self.decode(fields.get("state"))
             if not isinstance(state, dict):
                 raise ModelFileError(f"malformed fitted state of {cls.__name__}")
+            _check_state(obj, state)
             vars(obj).update(state)
+            if "params" in fields:
+                _check_fitted(obj)
             return obj
         raise ModelFileError(f"unknown entry {tag!r} in the model file")
 
@@ -337,6 +376,322 @@ class _Reader:
         obj = cls(**params)
         vars(obj).update(state)
         return obj
+
+
+# Checks of what a file restores. A crafted file can hold any values with valid checksums:
+# each object's parameters are checked as its constructor's caller would have them
+# checked, and its state must be attributes that the class itself does not define, of the
+# types and shapes its kind of object holds, so that a bad file fails here, naming the
+# class and the key, rather than later inside predict.
+
+
+def _check_params(estimator):
+    """Check the parameters as ``fit`` does (scikit-learn's ``_parameter_constraints``),
+    and that the event models they name exist."""
+    from mlnb.events import make_event_model
+    from mlnb.events.auto import is_rule, is_tuned
+
+    name = type(estimator).__name__
+    params = estimator.get_params(deep=False)
+    try:
+        if _declares(type(estimator), "_parameter_constraints"):
+            estimator._validate_params()
+        named = [params.get("events")]
+        if isinstance(params.get("blocks"), list):  # MixedNB's and Mixed's (model, columns)
+            named += [b[0] for b in params["blocks"] if isinstance(b, tuple) and len(b) == 2]
+        for events in named:
+            if isinstance(events, str) and not (is_rule(events) or is_tuned(events)):
+                make_event_model(events)
+    except (TypeError, ValueError) as error:
+        raise ModelFileError(f"invalid parameters of {name}: {error}") from None
+
+
+def _declares(cls, name):
+    """Whether ``cls`` or a base class defines ``name`` (read without calling anything)."""
+    return any(name in vars(base) for base in cls.__mro__)
+
+
+# The fields of mlnb.stats.GroupStats: (shape in n_groups "g" and n_features "f", or a
+# Python type), whether required (files of older versions may lack the others).
+_STATS_FIELDS = {
+    "n_groups": (int, True),
+    "n_features": (int, True),
+    "second_moments": (bool, False),
+    "count": (("g",), True),
+    "sums": (("g", "f"), True),
+    "m2": (("g", "f"), False),
+    "total_count": (float, True),
+    "total_sums": (("f",), True),
+    "total_m2": (("f",), False),
+    "observed": (("g", "f"), False),
+    "total_observed": (("f",), False),
+    "groups": (("g",), False),
+}
+_COUNT_KEY = re.compile(r"n_[a-z0-9_]*_")  # n_features_in_, n_labels_, ...: counts
+
+
+def _check_state(obj, state):
+    """Refuse a fitted state that ``obj`` (just constructed) cannot have (see above)."""
+    from mlnb.events import Parameters
+    from mlnb.stats import GroupStats
+
+    if isinstance(obj, GroupStats):
+        _check_stats(state)
+    elif isinstance(obj, Parameters):
+        _check_parameters(type(obj), state)
+    else:
+        _check_attributes(obj, state)
+
+
+def _check_attributes(obj, state):
+    """An estimator's or event model's fitted attributes: names ending in "_" (or
+    private) that the class does not define, or attributes its constructor sets; counts,
+    and the types of the shared ones."""
+    cls = type(obj)
+    # set by a subclass's constructor beside its parameters (a user's subclass that does
+    # not take all of its base's parameters): restored as saved, parameters never
+    constructed = set(vars(obj)) - set(obj.get_params(deep=False))
+    for key, value in state.items():
+        fitted = key.endswith("_") or (key.startswith("_") and not key.startswith("__"))
+        if key not in constructed and (not (key.isidentifier() and fitted) or _declares(cls, key)):
+            raise ModelFileError(
+                f"{cls.__name__} has no fitted attribute {key!r} (a fitted attribute ends "
+                "in '_' and is not a method, property or class attribute)"
+            )
+        if _COUNT_KEY.fullmatch(key) and not (value is None or _is_count(value)):
+            raise ModelFileError(f"{cls.__name__}.{key} must be a count; got {value!r:.80}")
+        if not (key == "classes_" or "names_" in key) and _holds_text(value):
+            raise ModelFileError(
+                f"{cls.__name__}.{key} holds an array of strings; mlnb keeps strings only in "
+                "classes_ and names (feature_names_in_, label_names_, ...)"
+            )
+        expected = _state_types().get(key, ())
+        items = value if isinstance(value, list) and list in expected else [value]
+        if expected and not all(isinstance(item, expected) for item in items):
+            names = " or ".join(t.__name__ for t in expected)
+            raise ModelFileError(
+                f"{cls.__name__}.{key} must be of type {names}; got {_describe(value)}"
+            )
+
+
+@functools.cache
+def _state_types():
+    """The types of the fitted attributes that mlnb's estimators share (a list: of them)."""
+    from mlnb.events import EventModel, Parameters
+    from mlnb.stats import GroupStats
+
+    statistics = (GroupStats, list, type(None))
+    return {
+        "events_": (EventModel,),
+        "params_": (Parameters,),
+        "classes_": (np.ndarray, list),
+        "stats_": statistics,
+        "feature_stats_": statistics,
+        "label_stats_": statistics,
+        "size_stats_": statistics,
+        "size_feature_stats_": statistics,
+    }
+
+
+def _check_fitted(estimator):
+    """Cheap relations between fitted attributes that every estimator having them keeps:
+    the statistics' width that the event model makes of n_features_in_, the parameters'
+    shape, one entry per class or per label."""
+    from mlnb.events import EventModel, Parameters
+    from mlnb.stats import GroupStats
+
+    state = vars(estimator)
+
+    def refuse(message):
+        raise ModelFileError(f"{type(estimator).__name__}: inconsistent fitted state: {message}")
+
+    n_features, events = state.get("n_features_in_"), state.get("events_")
+    names = state.get("feature_names_in_")
+    if isinstance(names, np.ndarray) and names.shape != (n_features,):
+        refuse(f"feature_names_in_ does not hold n_features_in_={n_features} names")
+    for key in ("stats_", "feature_stats_"):
+        stats = state.get(key)
+        if isinstance(stats, GroupStats) and isinstance(events, EventModel) and n_features:
+            width = events.prepared_width(n_features)
+            if width != stats.n_features:
+                refuse(
+                    f"{key} has {stats.n_features} features, but events_ makes {width} of "
+                    f"n_features_in_={n_features}"
+                )
+    stats, params = state.get("stats_"), state.get("params_")
+    if isinstance(stats, GroupStats) and isinstance(params, Parameters):
+        widths = {stats.n_features, n_features}  # prepared features, or input features
+        for owner, field, (groups, width) in _tables(params):
+            # a block's parameters (Mixed) have the groups, but not the width, of the whole
+            if groups != stats.n_groups or (owner is params and width not in widths):
+                refuse(
+                    f"params_ holds {type(owner).__name__}.{field} of shape {(groups, width)}, "
+                    f"but stats_ has {stats.n_groups} groups of {stats.n_features} features"
+                )
+    classes = state.get("classes_")
+    if isinstance(classes, np.ndarray):
+        if classes.ndim != 1:
+            refuse(f"classes_ has shape {classes.shape}")
+        for key in ("class_count_", "class_log_prior_"):
+            if key in state and np.shape(state[key]) != classes.shape:
+                refuse(f"{key} does not hold one value per class of classes_")
+        if isinstance(stats, GroupStats) and stats.n_groups != len(classes):
+            refuse(f"stats_ has {stats.n_groups} groups for {len(classes)} classes")
+    n_labels = state.get("n_labels_")
+    if isinstance(classes, list) and n_labels is not None and len(classes) != n_labels:
+        refuse(f"classes_ has {len(classes)} entries for n_labels_={n_labels}")
+    sizes = {"feature": n_features, "label": n_labels}
+    for key, axis in _LAST_AXIS.items():
+        value = state.get(key)
+        values = value if isinstance(value, list) else [value]
+        arrays = [a for a in values if isinstance(a, np.ndarray) and sizes[axis] is not None]
+        for array in arrays:
+            if array.ndim == 0 or array.shape[-1] != sizes[axis]:
+                refuse(f"{key} has shape {array.shape} for {sizes[axis]} {axis}s")
+    for first, second in _SAME_ROWS:
+        a, b = state.get(first), state.get(second)
+        if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and len(a) != len(b):
+            refuse(f"{first} and {second} have {len(a)} and {len(b)} rows")
+    orders = [state.get("order_")]
+    if isinstance(state.get("orders_"), list):
+        orders += state["orders_"]
+    for order in [o for o in orders if isinstance(o, np.ndarray)] if n_labels is not None else []:
+        if not np.array_equal(np.sort(order, axis=None), np.arange(n_labels)):
+            refuse(f"an order of the labels is not a permutation of 0..{n_labels - 1}")
+
+
+def _tables(params):
+    """``(parameters object, field, shape)`` of the 2-D arrays of ``params`` and of the
+    parameters it holds in lists and tuples (a Mixed model's blocks)."""
+    from mlnb.events import Parameters
+
+    found = []
+    for field, value in vars(params).items():
+        if isinstance(value, np.ndarray) and value.ndim == 2:
+            found.append((params, field, value.shape))
+        inner = value if isinstance(value, (list, tuple)) else []
+        while inner:
+            item, *inner = inner
+            if isinstance(item, Parameters):
+                found += _tables(item)
+            elif isinstance(item, (list, tuple)):
+                inner += list(item)
+    return found
+
+
+# Fitted attributes (or lists of them) whose last axis is one per feature or per label, and
+# pairs of attributes of one row per training or validation row.
+_LAST_AXIS = {
+    "scale_": "feature",
+    "scales_": "feature",
+    "train_X_": "feature",
+    "validation_X_": "feature",
+    "prior_log_odds_": "label",
+    "train_Y_": "label",
+    "validation_Y_": "label",
+    "validation_predicted_": "label",
+}
+_SAME_ROWS = [
+    ("train_X_", "train_Y_"),
+    ("validation_X_", "validation_Y_"),
+    ("validation_Y_", "validation_predicted_"),
+]
+
+
+def _holds_text(value):
+    """Whether ``value`` is, or a list, tuple or dict holds, an array of strings (the
+    objects it holds are checked on their own)."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "US"
+    if isinstance(value, dict):
+        value = list(value.values())
+    return isinstance(value, (list, tuple)) and any(_holds_text(v) for v in value)
+
+
+def _is_count(value):
+    return type(value) is int and value >= 0
+
+
+def _check_stats(state):
+    """The fields of a GroupStats, each of its type, the arrays numeric and of the shapes
+    that n_groups and n_features give."""
+    unknown = sorted(set(state) - set(_STATS_FIELDS))
+    missing = sorted(k for k, (_, required) in _STATS_FIELDS.items() if required and k not in state)
+    if unknown or missing:
+        raise ModelFileError(
+            f"GroupStats with unknown fields {unknown} or without fields {missing}"
+        )
+    sizes = {"g": state["n_groups"], "f": state["n_features"]}
+    for key, (kind, _) in _STATS_FIELDS.items():
+        value = state.get(key)
+        if kind is int and not _is_count(value):
+            raise ModelFileError(f"GroupStats.{key} must be a count; got {value!r:.80}")
+        if kind is bool and key in state and not isinstance(value, bool):
+            raise ModelFileError(f"GroupStats.{key} must be True or False; got {value!r:.80}")
+        if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ModelFileError(f"GroupStats.{key} must be a number; got {value!r:.80}")
+        if isinstance(kind, tuple) and value is not None:
+            numeric = key == "groups" or getattr(value, "dtype", np.dtype(object)).kind in "biuf"
+            shape = tuple(sizes[axis] for axis in kind)
+            if getattr(value, "shape", None) != shape or not numeric:
+                raise ModelFileError(
+                    f"GroupStats.{key} must be a numeric array of shape {shape} (n_groups, "
+                    f"n_features); got {_describe(value)}"
+                )
+
+
+def _check_parameters(cls, state):
+    """An event model's parameters: the fields its dataclass declares, the per-feature
+    ones numeric arrays of one (n_groups, n_features) shape."""
+    import dataclasses
+
+    fields = {field.name: field for field in dataclasses.fields(cls)}
+    unknown = sorted(set(state) - set(fields))
+    missing = sorted(
+        name
+        for name, field in fields.items()
+        if name not in state and field.default is dataclasses.MISSING
+    )
+    if unknown or missing:
+        raise ModelFileError(
+            f"{cls.__name__} with unknown fields {unknown} or without fields {missing}"
+        )
+    shapes = {getattr(state.get(name), "shape", None) for name in cls.per_feature}
+    numeric = all(
+        isinstance(state.get(name), np.ndarray) and state[name].dtype.kind in "biuf"
+        for name in cls.per_feature
+    )
+    if cls.per_feature and (len(shapes) != 1 or not numeric or len(shapes.pop()) != 2):
+        described = {name: _describe(state.get(name)) for name in cls.per_feature}
+        raise ModelFileError(
+            f"{cls.__name__}: the fields {list(cls.per_feature)} must be numeric arrays of "
+            f"one shape (n_groups, n_features); got {described}"
+        )
+    tables = [v.shape for v in state.values() if isinstance(v, np.ndarray) and v.ndim == 2]
+    for name, value in state.items():
+        if isinstance(value, np.ndarray) and not _fits_tables(value, tables):
+            raise ModelFileError(
+                f"{cls.__name__}.{name} must be a numeric array of one value per group or "
+                f"feature of its other fields {tables}; got {_describe(value)}"
+            )
+
+
+def _fits_tables(array, tables):
+    """Whether an array of a Parameters is numeric and fits its 2-D fields (``tables``,
+    their shapes): a table of as many groups, or one value per group or per feature."""
+    if array.dtype.kind not in "biuf" or array.ndim not in (1, 2):
+        return False
+    if not tables:
+        return True
+    if array.ndim == 2:
+        return array.shape[0] == tables[0][0]
+    return array.ndim == 1 and array.shape[0] in {n for shape in tables for n in shape}
+
+
+def _describe(value):
+    if isinstance(value, np.ndarray) or sp.issparse(value):
+        return f"{type(value).__name__} of shape {value.shape} and dtype {value.dtype}"
+    return f"{type(value).__name__} {value!r:.60}"
 
 
 def _expect(body, kind, tag, length=None):
@@ -382,7 +737,15 @@ def _fitted_state(estimator):
 
 
 def _checksum(array):
-    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+    """SHA-256 of the array's bytes in C order, without copying the array."""
+    digest = hashlib.sha256()
+    if array.flags.c_contiguous:
+        digest.update(memoryview(array.reshape(-1)).cast("B"))
+    else:
+        flags = ["external_loop", "buffered", "zerosize_ok"]
+        for block in np.nditer(array, flags=flags, buffersize=_CHUNK // 8, order="C"):
+            digest.update(block.tobytes())
+    return digest.hexdigest()
 
 
 def _is_text_pipeline(value):
@@ -401,6 +764,17 @@ def save(estimator, path, *, metadata=None):
         The file to write (any name; the command line uses ``.mlnb``).
     metadata : dict, optional
         JSON-able information stored beside the model; see :func:`read_metadata`.
+
+    Raises
+    ------
+    TypeError
+        If the estimator, or something it holds, or ``metadata`` cannot be saved.
+    ModelSaveError
+        If the file cannot be written (a full disk, no permission to write in the folder,
+        a directory at ``path``, ...): an ``OSError`` with the failed call's ``errno``,
+        whose message is one line naming ``path`` and the cause. The file is written in one
+        step (a temporary file beside it, renamed over it), so a save that fails or is
+        interrupted leaves a file that was at ``path`` unchanged.
     """
     import mlnb
 
@@ -428,9 +802,77 @@ def save(estimator, path, *, metadata=None):
         "checksums": {name: _checksum(a) for name, a in writer.arrays.items()},
     }
     meta_bytes = np.frombuffer(json.dumps(meta, allow_nan=True).encode("utf-8"), dtype=np.uint8)
-    buffer = _io.BytesIO()
-    np.savez_compressed(buffer, **writer.arrays, **{_META: meta_bytes})
-    Path(path).write_bytes(buffer.getvalue())
+    _replace_atomically(path, {**writer.arrays, _META: meta_bytes})
+
+
+# Writing. A model file is written whole to a temporary file beside the target, synced to
+# disk, then renamed over the target in one step (os.replace): a save that fails or is
+# interrupted at any point leaves the previous file as it was.
+
+
+def _replace_atomically(path, members):
+    """Write ``members`` as an .npz archive to ``path`` in one step (see above)."""
+    target = Path(os.path.realpath(path))  # through a symbolic link, as open() would
+    existed, temporary = False, None
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            status = os.stat(target)
+            existed = True
+            if not stat.S_ISREG(status.st_mode):  # a rename would replace a device or pipe
+                if stat.S_ISDIR(status.st_mode):
+                    raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
+                raise OSError(errno.EINVAL, "it is not a regular file")
+            mode = stat.S_IMODE(status.st_mode)  # the new file keeps the old's
+        descriptor, temporary = _create_beside(target)
+        with os.fdopen(descriptor, "wb") as handle:
+            np.savez_compressed(handle, **members)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if existed:
+            os.chmod(temporary, mode)
+        os.replace(temporary, target)
+        temporary = None
+    except OSError as error:
+        kept = f"{path} is unchanged" if existed else "no file was written"
+        reason = error.strerror or str(error)
+        failure = ModelSaveError(f"cannot save the model to {path}: {reason} ({kept})")
+        failure.errno, failure.strerror, failure.filename = error.errno, reason, os.fspath(path)
+        raise failure from error
+    finally:  # also on KeyboardInterrupt
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.remove(temporary)
+    _sync_folder(target.parent)
+
+
+def _create_beside(target):
+    """A new, empty temporary file in ``target``'s folder: its descriptor and name.
+
+    Created with mode 0o666 less the umask, as ``open`` creates files, and hidden (its
+    name starts with a dot); a process killed before the rename may leave it behind.
+    """
+    for _ in range(100):
+        name = target.parent / f".{target.name[:200]}.{secrets.token_hex(4)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        try:
+            return os.open(name, flags, 0o666), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(target.parent))
+
+
+def _sync_folder(folder):
+    """Sync the folder's entry of the renamed file to disk, where the system allows it."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:  # e.g. Windows, where folders cannot be opened
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:  # some file systems refuse fsync on a folder
+        pass
+    finally:
+        os.close(descriptor)
 
 
 # Reading. Every layer (the file, the zip archive, each .npy member, the JSON, the object
@@ -443,7 +885,14 @@ _MAX_META_BYTES = 64 * 2**20  # the JSON part: parsed into Python objects, so ke
 _MAX_DEPTH = 100  # JSON nesting (mlnb's own files nest less than 20 deep)
 _MAX_RATIO = 1032  # deflate cannot expand data more than this
 _MAX_HEADER = 4096  # an .npy header written by numpy is 128 bytes or a little more
-_CHUNK = 2**22
+_CHUNK = 2**20  # bytes decompressed (and hashed) at a time
+# What parsing the JSON may take, counted in max_bytes: 8 bytes per byte of text (its
+# copies while checked, decoded and parsed; 4-byte characters), and 128 per bracket,
+# comma or colon (a Python object and its slot). Measured with tracemalloc: at most about
+# 5x the text for numbers and strings, 25x for lists of empty dictionaries; 70 to 82 bytes
+# per bracket, comma or colon for lists of small dictionaries or of 4-byte characters.
+_JSON_BYTE_COST = 8
+_JSON_ITEM_COST = 128
 _ZIP_ERRORS = (
     zipfile.BadZipFile,
     zipfile.LargeZipFile,
@@ -458,8 +907,7 @@ _NPY_HEADER = re.compile(
     r"\{'descr': '([<>|=]?[biufcUS][0-9]{1,9})', 'fortran_order': (True|False), "
     r"'shape': \(((?:[0-9]{1,19}, )*(?:[0-9]{1,19},?)?)\), \} *\n"
 )
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_JSON_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_NOT_MARKS = bytes(sorted(set(range(256)) - set(b'[]{}"')))  # what _json_depth skips
 
 
 def _found(head):
@@ -566,9 +1014,12 @@ def _read_header(handle, path, name, size):
     return shape, dtype, fortran == "True"
 
 
-def _read_member(archive, info, path):
-    """One member as an array, its header checked before any allocation."""
+def _read_member(archive, info, path, checksum=None):
+    """One member as an array, its header checked before any allocation, and its SHA-256
+    compared with ``checksum`` (if given) as it is read: nothing is allocated beyond the
+    array itself and one chunk."""
     name = info.filename
+    digest = hashlib.sha256()
     with archive.open(info) as handle:
         shape, dtype, fortran = _read_header(handle, path, name, info.file_size)
         try:  # a Fortran-ordered array is read as its C-ordered transpose
@@ -581,48 +1032,104 @@ def _read_member(archive, info, path):
             read = handle.readinto(view[done : done + _CHUNK])
             if not read:
                 raise ModelFileError(f"{path}: member {name} is truncated")
+            digest.update(view[done : done + read])
             done += read
         if handle.read(1):  # reading to the end also checks the member's CRC-32
             raise ModelFileError(f"{path}: member {name} holds more data than declared")
-    return array.T if fortran else array
+    array = array.T if fortran else array
+    found = _checksum(array) if fortran else digest.hexdigest()  # of the C-ordered bytes
+    if checksum is not None and found != checksum:
+        raise ModelFileError(f"{path}: checksum mismatch in array {name[:-4]} (corrupt file)")
+    return array
 
 
 def _json_depth(text):
-    """How deeply a JSON text nests (its strings skipped), computed without recursion."""
-    brackets = _JSON_NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
-    steps = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
-    steps = np.where((steps == ord("[")) | (steps == ord("{")), 1, -1).astype(np.int32)
-    return int(np.cumsum(steps).max(initial=0))
+    """How deeply a JSON text (bytes) nests, its strings skipped: vectorised, without
+    recursion, and in chunks, so that it takes little time and memory."""
+    text = text.replace(b"\\\\", b"").replace(b'\\"', b"")  # escapes, left to right
+    marks = text.translate(None, _NOT_MARKS)  # the brackets, and the quotes of strings
+    depth = deepest = quoted = 0
+    for start in range(0, len(marks), _CHUNK):
+        chunk = np.frombuffer(marks[start : start + _CHUNK], dtype=np.uint8)
+        quote = chunk == ord('"')
+        inside = np.bitwise_xor.accumulate(quote.view(np.uint8)) ^ quoted  # within a string
+        quoted = int(inside[-1])
+        # "[" and "{" have bit 1 set, "]" and "}" do not: +1 opens, -1 closes
+        steps = np.where(quote | inside.view(bool), 0, (chunk & 2).astype(np.int32) - 1)
+        levels = depth + np.cumsum(steps)
+        deepest, depth = max(deepest, int(levels.max())), int(levels[-1])
+    return deepest
 
 
-def _parse_meta(raw, path):
+def _json_cost(text):
+    """The bytes that parsing ``text`` may take at most (see _JSON_ITEM_COST)."""
+    items = sum(text.count(mark) for mark in (b"[", b"{", b",", b":"))
+    return _JSON_BYTE_COST * len(text) + _JSON_ITEM_COST * items
+
+
+def _check_json_cost(path, size, cost, budget):
+    """Refuse JSON of ``size`` bytes whose parsing may take ``cost`` bytes over ``budget``."""
+    if budget is not None and cost > budget:
+        raise ModelFileError(
+            f"{path}: parsing its {size} bytes of metadata may take {cost} bytes, more than "
+            f"the {max(budget, 0)} that max_bytes leaves beside the arrays; if you trust the "
+            "file, pass a larger max_bytes (or None)"
+        )
+
+
+def _parse_meta(archive, info, path, budget):
+    """The JSON part, parsed if its cost fits ``budget`` bytes (None: no limit): its
+    declared size is checked before it is decompressed, its content before it is parsed."""
+    _check_json_cost(path, info.file_size, _JSON_BYTE_COST * info.file_size, budget)
+    raw = _read_member(archive, info, path)
     if raw.dtype != np.uint8 or raw.ndim != 1:
         raise ModelFileError(f"{path}: malformed metadata member")
-    try:
-        text = raw.tobytes().decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ModelFileError(f"{path}: the metadata is not UTF-8 text ({error})") from error
+    text = raw.tobytes()
+    del raw
+    _check_json_cost(path, len(text), _json_cost(text), budget)
     depth = _json_depth(text)
     if depth > _MAX_DEPTH:
         raise ModelFileError(
             f"{path}: the metadata nests {depth} levels deep; the limit is {_MAX_DEPTH}"
         )
     try:
+        text = text.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ModelFileError(f"{path}: the metadata is not UTF-8 text ({error})") from error
+    try:
         return json.loads(text)
     except ValueError as error:  # JSONDecodeError, or a number too long to convert
         raise ModelFileError(f"{path}: the metadata is not valid JSON ({error})") from error
 
 
+_NOT_REGULAR = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a named pipe (FIFO)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
 def _open(path):
-    """The file, opened for reading: a missing file raises FileNotFoundError as usual."""
+    """The file, opened for reading if it is a regular file: a directory, pipe, device or
+    socket is refused before it is opened (reading a pipe could wait forever); a missing
+    file raises FileNotFoundError as usual."""
     try:
-        return open(path, "rb")
-    except IsADirectoryError as error:
-        raise ModelFileError(f"{path}: is a directory, not a model file") from error
+        mode = os.stat(path).st_mode
+        if stat.S_ISREG(mode):  # opened without waiting, in case it became a pipe since
+            flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+            handle = open(os.open(path, flags), "rb")  # noqa: SIM115 (returned open)
+            mode = os.fstat(handle.fileno()).st_mode
+            if stat.S_ISREG(mode):
+                return handle
+            handle.close()
     except FileNotFoundError:
         raise
     except OSError as error:
-        raise ModelFileError(f"{path}: cannot be read ({error})") from error
+        raise ModelFileError(f"{path}: cannot be read ({error.strerror or error})") from error
+    kind = _NOT_REGULAR.get(stat.S_IFMT(mode), "not a regular file")
+    raise ModelFileError(f"{path}: is {kind}, not a model file")
 
 
 def _read(path, *, arrays=True, max_bytes=DEFAULT_MAX_BYTES):
@@ -645,20 +1152,24 @@ def _read(path, *, arrays=True, max_bytes=DEFAULT_MAX_BYTES):
                 infos = archive.infolist()
                 _check_members(path, infos, file_size, max_bytes)
                 by_name = {info.filename[: -len(".npy")]: info for info in infos}
-                meta = _parse_meta(_read_member(archive, by_name.pop(_META), path), path)
+                meta_info = by_name.pop(_META)
+                budget = None
+                if max_bytes is not None:
+                    budget = max_bytes - sum(info.file_size for info in by_name.values())
+                meta = _parse_meta(archive, meta_info, path, budget)
+                _check_meta(meta, path, names=list(by_name))
                 stored = None
                 if arrays:
-                    stored = {name: _read_member(archive, i, path) for name, i in by_name.items()}
+                    stored = {
+                        name: _read_member(archive, info, path, meta["checksums"][name])
+                        for name, info in by_name.items()
+                    }
         except ModelFileError:
             raise
         except _ZIP_ERRORS as error:
             raise ModelFileError(
                 f"{path}: not a readable mlnb model file (damaged or truncated archive: {error})"
             ) from error
-    _check_meta(meta, path, names=list(by_name))
-    for name, array in (stored or {}).items():
-        if _checksum(array) != meta["checksums"][name]:
-            raise ModelFileError(f"{path}: checksum mismatch in array {name} (corrupt file)")
     return meta, stored
 
 
@@ -695,7 +1206,10 @@ def load(path, *, max_bytes=DEFAULT_MAX_BYTES):
         The model file.
     max_bytes : int or None, default=DEFAULT_MAX_BYTES (1 GiB)
         The most bytes the file's members may decode to, checked against the sizes the
-        file declares before anything is decompressed or allocated; None for no limit.
+        file declares before anything is decompressed or allocated, plus what parsing its
+        JSON part may take (8 bytes per byte of JSON and 128 per bracket, comma or colon,
+        checked before it is parsed); None for no limit. Loading takes about this much
+        memory at most.
 
     Returns
     -------
@@ -705,8 +1219,11 @@ def load(path, *, max_bytes=DEFAULT_MAX_BYTES):
     Raises
     ------
     ModelFileError
-        If the file is not an mlnb model file, or is corrupt, truncated, crafted, over
-        ``max_bytes`` or of a newer format (FileNotFoundError if it does not exist).
+        If the file is not an mlnb model file, or is not a regular file (a directory, a
+        named pipe, a device), or is corrupt, truncated, over ``max_bytes`` or of a newer
+        format, or holds parameters or fitted state the estimator cannot have (the
+        message names the file, and the class and key). FileNotFoundError if it does not
+        exist.
     """
     path = Path(path)
     meta, arrays = _read(path, max_bytes=max_bytes)
@@ -714,7 +1231,7 @@ def load(path, *, max_bytes=DEFAULT_MAX_BYTES):
         return _Reader(arrays, _loadable_classes()).decode(meta["model"])
     except ModelFileError as error:
         raise ModelFileError(f"{path}: {error}") from error
-    except (KeyError, TypeError, ValueError, IndexError) as error:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
         raise ModelFileError(
             f"{path}: inconsistent model file ({type(error).__name__}: {error})"
         ) from error
