@@ -49,6 +49,8 @@ _SUBMODULES = (
     "events",
     "forgetting",
     "io",
+    "labels",
+    "limits",
     "metrics",
     "missing",
     "multilabel",

@@ -4,7 +4,8 @@ matrices, and the parameter constraints and bounds that estimators declare.
 - :func:`validate_rows`: X as float64 (CSR if sparse), NaN accepted only under
   ``missing="ignore"`` (:data:`MISSING_OPTIONS`); a DataFrame's nominal columns coded
   (:func:`coded_frame`);
-- :func:`check_label_matrix`: an n x L 0/1 indicator matrix of any dtype, dense or sparse;
+- :func:`check_label_matrix`: an n x L 0/1 indicator matrix of any dtype, dense or sparse
+  (the other forms of :mod:`mlnb.labels` are coded by the estimators' entry points);
 - :class:`Integers`, :data:`COUNT`, :data:`SHARE`: ``_parameter_constraints`` entries;
 - :data:`LOG_ODDS_BOUND`: the largest log-odds a score reports.
 """
@@ -17,6 +18,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, validate_data
+
+from ..labels import is_label_lists
 
 __all__ = [
     "COUNT",
@@ -141,6 +144,12 @@ def check_label_matrix(Y, n_samples=None, *, n_labels=None, sparse=False):
     """
     if Y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
+    if is_label_lists(Y):
+        raise ValueError(
+            "Y is given as label lists; here it must be a 0/1 indicator matrix: code the "
+            "lists with mlnb.labels.label_matrix(Y), or fit a multi-label estimator, which "
+            "takes them as they are"
+        )
     Y = sp.csr_matrix(Y) if sp.issparse(Y) else np.asarray(Y)
     if Y.ndim != 2:
         raise ValueError(

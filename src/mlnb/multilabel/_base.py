@@ -19,6 +19,7 @@ from numbers import Real
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -34,8 +35,10 @@ from ..base.validation import COUNT, MISSING_OPTIONS, SHARE, check_label_matrix,
 from ..decision_rules import RULES, FittedRule, Threshold, rule_name
 from ..events import EventModel, bind_missing
 from ..events.auto import TUNED, Auto, estimator_events, is_tuned
+from ..labels import label_matrix
 from ..metrics import set_scorer
 from ..stats import NamedStats
+from ._label_forms import fitted_names, wrap_entry_points
 from ._label_model import (
     LABEL_PRIORS,
     feature_log_odds,
@@ -98,11 +101,48 @@ PREPROCESSING_CONSTRAINTS = {
 
 
 class MultiLabelEstimator(UnitTestParams, MultiLabelClassifierMixin, BaseEstimator):
-    """Base of every multi-label estimator: tags, validation, the event model."""
+    """Base of every multi-label estimator: tags, validation, the event model, label forms.
+
+    ``Y`` may be given in every form of :mod:`mlnb.labels` (label lists, a DataFrame, a 0/1
+    matrix): the ``fit``, ``partial_fit`` and ``retune`` a subclass defines are wrapped
+    (:mod:`._label_forms`) to turn it into a 0/1 matrix, check the fit's planned cost
+    (:meth:`_planned_cost`, :mod:`mlnb.limits`) and record the fitted ``label_names_``
+    (``0 .. L-1`` for a plain matrix); its ``merge`` refuses a model of other labels.
+    Predictions are 0/1 matrices; their names are
+    ``mlnb.labels.to_label_lists(model.predict(X), model.label_names_)``.
+    """
 
     #: Declarative checks of the parameters (scikit-learn's; ``fit`` calls
     #: ``_validate_params``): every subclass declares all of its own.
     _parameter_constraints: ClassVar[dict] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        wrap_entry_points(cls)
+
+    def _planned_cost(self, n_samples, n_features, n_labels):
+        """What a fit on data of this shape would hold and do (:class:`mlnb.limits.Cost`),
+        for the parameters without an upper bound; None: nothing to bound."""
+        return None
+
+    def score(self, X, y, sample_weight=None):
+        """Subset accuracy (every label of a row right) on X and ``y`` in any label form.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : label lists, DataFrame or 0/1 matrix of shape (n_samples, n_labels)
+            Coded on the fitted ``label_names_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+        """
+        Y, _ = label_matrix(y, fitted_names(self))
+        if sp.issparse(Y):
+            Y = Y.toarray()
+        return super().score(X, Y, sample_weight=sample_weight)
 
     def event_model(self, X=None):
         """The event model that ``events`` names (a new object; no fitting needed).

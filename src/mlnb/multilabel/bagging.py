@@ -19,6 +19,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..base.validation import COUNT, LOG_ODDS_BOUND, check_label_matrix
+from ..limits import Cost
 from ._base import NB_CONSTRAINTS, VOTING, MultiLabelEstimator
 from ._labels import binary_classes
 from ._sampling import chain_draws
@@ -122,6 +123,13 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
             rng, n_samples, n_labels, self.n_estimators, self.sample_fraction, self.bootstrap
         )
         return memberships
+
+    def _planned_cost(self, n_samples, n_features, n_labels):
+        """The members' statistics (L label models each) and samples; a step per member,
+        row and label."""
+        E = int(self.n_estimators)
+        values = E * (2 * n_labels * n_features + n_samples)
+        return Cost(values, E * n_samples * n_labels, {"n_estimators": E})
 
     def fit(self, X, y, sample_weight=None, memberships=None):
         """Fit each member on its sample.

@@ -60,6 +60,9 @@ class BinaryRelevance(AdditiveLabelNB):
         Statistics of X over the rows holding each label (NB path).
     prior_log_odds_ : ndarray of shape (n_labels,)
     estimators_ : list of fitted classifiers or constants (generic path)
+    label_names_ : ndarray of shape (n_labels,)
+        The label of every column: Y's tags, sorted, or its DataFrame's column names;
+        ``0 .. L-1`` for a 0/1 matrix (every multi-label estimator has it).
 
     Examples
     --------
@@ -77,6 +80,18 @@ class BinaryRelevance(AdditiveLabelNB):
     >>> model = BinaryRelevance().fit(X, Y)  # event model and rule chosen from the data
     >>> sorted(model.chosen_params_)
     ['events', 'rule']
+
+    Y may be label lists (or a DataFrame of named 0/1 columns); the predictions turn back
+    into names with :func:`mlnb.labels.to_label_lists`:
+
+    >>> from mlnb.labels import to_label_lists
+    >>> X = np.array([[3, 0, 1], [2, 0, 0], [0, 4, 1], [0, 3, 2]])
+    >>> tags = [["sport"], ["sport"], ["news"], ["news", "sport"]]
+    >>> model = BinaryRelevance(events="multinomial", rule="predict").fit(X, tags)
+    >>> model.label_names_
+    array(['news', 'sport'], dtype='<U5')
+    >>> to_label_lists(model.predict([[4, 0, 0], [0, 5, 1]]), model.label_names_)
+    [['sport'], ['news']]
     """
 
     def __init__(

@@ -21,9 +21,11 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..base.validation import COUNT, check_label_matrix
+from ..limits import Cost
 from ._base import NB_CONSTRAINTS, AdditiveLabelNB
 from ._generic import chain_predict, check_nb_path, fit_chain
 from ._inference import (
+    MAX_EXACT_MARGINAL_LABELS,
     chain_layout,
     chain_marginals,
     chain_search,
@@ -134,6 +136,20 @@ class ClassifierChain(AdditiveLabelNB):
         self.base_estimator = base_estimator
         self.random_state = random_state
         self.missing = missing
+
+    def _planned_cost(self, n_samples, n_features, n_labels):
+        """The beam's entries (``inference="beam"``) or the draws (``"marginal"``) of the
+        rows: a step per row, label and entry or draw."""
+        if self.inference == "beam":
+            name, width = "beam_width", int(self.beam_width)
+        elif self.inference == "marginal" and n_labels > MAX_EXACT_MARGINAL_LABELS:
+            name, width = "n_draws", int(self.n_draws)
+        else:
+            return None
+        steps = n_samples * n_labels * width
+        # the beams of every row; the draws of one row at least (a few copies of them)
+        values = steps if name == "beam_width" else 4 * width * n_labels
+        return Cost(values, steps, {name: width})
 
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):

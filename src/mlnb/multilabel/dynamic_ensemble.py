@@ -40,6 +40,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..base.validation import COUNT, check_label_matrix
+from ..limits import Cost
 from ._base import NB_CONSTRAINTS, PREPROCESSING_CONSTRAINTS, VOTING, MultiLabelNB
 from ._feature_selection import cfs_masks
 from ._labels import binary_classes, resolve_order
@@ -246,6 +247,12 @@ class DynamicChainEnsemble(MultiLabelNB):
                 )
             if not (self.beta == "auto" or (np.isscalar(self.beta) and float(self.beta) > 0)):
                 raise ValueError(f'beta must be "auto" or a positive number; got {self.beta!r}')
+
+    def _planned_cost(self, n_samples, n_features, n_labels):
+        """The chains' statistics and samples; a step per chain, row and label."""
+        K = int(self.n_chains)
+        values = K * (2 * n_labels * (n_features + n_labels) + n_samples)
+        return Cost(values, K * n_samples * n_labels, {"n_chains": K})
 
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):

@@ -25,6 +25,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from ..base.state import atomic, check_mergeable
 from ..base.validation import COUNT, LOG_ODDS_BOUND, check_label_matrix
+from ..limits import Cost
 from ..stats import GroupStats
 from ._base import NB_CONSTRAINTS, MultiLabelNB, count_new_labels
 from ._generic import check_nb_path
@@ -126,6 +127,15 @@ class EnsembleClassifierChains(MultiLabelNB):
         "beam_width": [COUNT],
         "voting": [StrOptions({"hard", "soft"})],
     }
+
+    def _planned_cost(self, n_samples, n_features, n_labels):
+        """K chains' statistics (L + 1 groups of features and labels each) and samples;
+        a step per chain, row, label (and beam entry)."""
+        K = int(self.n_chains)
+        beam = int(self.beam_width) if self.inference == "beam" else 1
+        params = {"n_chains": K, **({"beam_width": beam} if beam > 1 else {})}
+        values = K * ((n_labels + 1) * (2 * n_features + n_labels) + n_samples)
+        return Cost(values, K * n_samples * n_labels * beam, params)
 
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):

@@ -30,6 +30,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..base.validation import COUNT, check_label_matrix
+from ..limits import Cost
 from ._base import NB_CONSTRAINTS, AdditiveLabelNB, probability
 
 __all__ = ["IMLNB", "Stages", "label_correlation"]
@@ -212,6 +213,14 @@ class IMLNB(AdditiveLabelNB):
         "fixed_point": ["boolean"],
         "max_iter": [COUNT],
     }
+
+    def _planned_cost(self, n_samples, n_features, n_labels):
+        """The rounds of the fixed point (``fixed_point=True``); a step per round, row and
+        label."""
+        if not self.fixed_point:
+            return None
+        T = int(self.max_iter)
+        return Cost(0, T * n_samples * n_labels, {"max_iter": T})
 
     # ---- fitting ------------------------------------------------------------------------
     def _install(self, features, labels, events=None):

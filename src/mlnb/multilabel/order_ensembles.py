@@ -38,6 +38,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..base.validation import COUNT, LOG_ODDS_BOUND, Integers, check_label_matrix, validate_rows
+from ..limits import Cost
 from ..metrics import f1_score
 from ._base import (
     NB_CONSTRAINTS,
@@ -249,6 +250,12 @@ class OOCC(_ValidatedOrders):
         self.random_state = random_state
         self.missing = missing
 
+    def _planned_cost(self, n_samples, n_features, n_labels):
+        """The orders (a chain's predictions of every row in each); a step per order, row
+        and label."""
+        O = int(self.n_orders)
+        return Cost(O * (n_labels + n_samples), O * n_samples * n_labels, {"n_orders": O})
+
     def fit(self, X, y, sample_weight=None):
         """Fit the chain, then record the best pool order of every validation instance.
 
@@ -396,6 +403,13 @@ class GeneticChainEnsemble(_ValidatedOrders):
         self.voting = voting
         self.random_state = random_state
         self.missing = missing
+
+    def _planned_cost(self, n_samples, n_features, n_labels):
+        """Every generation's chains, each predicting the rows; a step per chain,
+        generation, row and label."""
+        C, G = int(self.n_chains), int(self.n_generations)
+        steps = C * (G + 1) * n_samples * n_labels
+        return Cost(C * (n_labels + n_samples), steps, {"n_chains": C, "n_generations": G})
 
     def fit(self, X, y, sample_weight=None):
         """Evolve orders on the validation set; keep the K best distinct ones.

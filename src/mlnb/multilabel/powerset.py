@@ -10,6 +10,7 @@ in a later ``partial_fit`` batch are appended.
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 from typing import ClassVar
 
@@ -22,6 +23,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from ..base.state import atomic, check_mergeable
 from ..base.validation import COUNT, LOG_ODDS_BOUND, check_label_matrix
 from ..events.categorical import check_pseudo_count, log_categorical, log_normalise
+from ..limits import Cost
 from ..stats import GroupStats, one_hot
 from ._base import (
     NB_CONSTRAINTS,
@@ -331,6 +333,17 @@ class RAkEL(_PowersetEnsemble):
         self.random_state = random_state
         self.missing = missing
 
+    def _planned_cost(self, n_samples, n_features, n_labels):
+        """The subsets' label-set models (at most 2**k or n classes each); a step per
+        subset, row and class."""
+        if self.mode != "overlapping":
+            return None
+        k = min(int(self.k), n_labels)
+        S = min(int(self.n_subsets), math.comb(n_labels, k))  # the distinct subsets drawn
+        classes = min(2 ** min(k, 62), n_samples)
+        values = S * classes * 2 * n_features
+        return Cost(values, S * n_samples * classes, {"n_subsets": S, "k": int(self.k)})
+
     def _subsets(self, n_labels, rng):
         k = int(self.k)
         if not 1 <= k:
@@ -343,8 +356,9 @@ class RAkEL(_PowersetEnsemble):
         m = int(self.n_subsets)
         if m < 1:
             raise ValueError(f"n_subsets must be >= 1; got {self.n_subsets}")
+        m = min(m, math.comb(n_labels, k))  # no more distinct subsets exist
         subsets, seen = [], set()
-        for _ in range(100 * m):  # draw distinct subsets (fewer exist when L is small)
+        for _ in range(100 * m):  # draw distinct subsets
             subset = tuple(sorted(rng.choice(n_labels, k, replace=False)))
             if subset not in seen:
                 seen.add(subset)

@@ -1,0 +1,139 @@
+"""The entry points of a multi-label estimator that take ``Y``: label forms and bounds.
+
+:class:`~mlnb.multilabel._base.MultiLabelEstimator` wraps the ``fit``, ``partial_fit`` and
+``retune`` that a subclass defines (as scikit-learn's ``set_output`` wraps ``transform``),
+so that every estimator, present or future, takes ``Y`` in every form of
+:mod:`mlnb.labels` without code of its own:
+
+- ``Y`` is turned into a 0/1 matrix before the method runs (on the fitted ``label_names_``
+  for ``partial_fit``, which may bring new labels, and ``retune``);
+- a fit first checks its planned cost (the estimator's ``_planned_cost``) against the
+  bounds of :mod:`mlnb.limits`;
+- a fit that succeeds records ``label_names_``; one that raises leaves it as it was.
+
+A fit that calls another entry point of the same estimator (``fit`` calling
+``partial_fit``, a subclass calling ``super().fit``) passes the matrix on untouched: only
+the outermost call converts, checks and records.
+"""
+
+from __future__ import annotations
+
+import functools
+from contextvars import ContextVar
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..labels import label_matrix
+from ..limits import check_cost
+
+__all__ = ["fitted_names", "takes_label_forms", "wrap_entry_points"]
+
+#: The methods wrapped, and whether each one fits (records names) and may add labels.
+WRAPPED = {"fit": (True, False), "partial_fit": (True, True), "retune": (False, False)}
+
+
+def wrap_entry_points(cls):
+    """Wrap the ``fit``, ``partial_fit`` and ``retune`` that ``cls`` defines to take every
+    label form, and its ``merge`` to refuse a model of other labels."""
+    for name, (fits, grows) in WRAPPED.items():
+        if name in vars(cls):
+            setattr(cls, name, takes_label_forms(vars(cls)[name], fits=fits, grows=grows))
+    if "merge" in vars(cls):
+        cls.merge = merges_same_labels(vars(cls)["merge"])
+
+
+#: ids of the estimators inside a wrapped call (nested calls on them pass through).
+_INSIDE = ContextVar("mlnb_label_forms_inside", default=frozenset())
+
+
+def takes_label_forms(method, *, fits, grows):
+    """``method(self, X, y, ...)`` taking ``y`` in any form of :mod:`mlnb.labels`."""
+    if getattr(method, "_takes_label_forms", False):
+        return method
+
+    @functools.wraps(method)
+    def wrapper(self, X, y=None, *args, **kwargs):
+        inside = _INSIDE.get()
+        if id(self) in inside:
+            return method(self, X, y, *args, **kwargs)
+        known = fitted_names(self) if (grows or not fits) else None
+        Y, names = label_matrix(y, known, grow=grows)
+        if fits and names is not None:
+            _check_planned_cost(self, X, len(names))
+        token = _INSIDE.set(inside | {id(self)})
+        try:
+            result = method(self, X, Y, *args, **kwargs)
+        finally:
+            _INSIDE.reset(token)
+        if fits:
+            self.label_names_ = names
+        return result
+
+    wrapper._takes_label_forms = True
+    return wrapper
+
+
+def merges_same_labels(method):
+    """``merge(self, other)`` refusing a model whose labels have other names (the same
+    number of columns would be merged column by column, whatever they mean)."""
+    if getattr(method, "_takes_label_forms", False):
+        return method
+
+    @functools.wraps(method)
+    def wrapper(self, other, *args, **kwargs):
+        mine, theirs = fitted_names(self), fitted_names(other)
+        if mine is not None and theirs is not None and len(mine) == len(theirs):
+            _check_same_names(mine.tolist(), theirs.tolist())  # other widths: merge says so
+        return method(self, other, *args, **kwargs)
+
+    wrapper._takes_label_forms = True
+    return wrapper
+
+
+def _check_same_names(mine, theirs):
+    for column, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+        if a != b:
+            raise ValueError(
+                f"cannot merge models of different labels: column {column} is {a!r} here and "
+                f"{b!r} in the other; fit every part with Y coded on the same labels "
+                "(mlnb.labels.label_matrix(Y, names))"
+            )
+
+
+def fitted_names(estimator):
+    """The fitted ``label_names_``; ``0 .. L-1`` for a model fitted before they were kept
+    (an older model file); None if not fitted."""
+    names = vars(estimator).get("label_names_")
+    if names is None and isinstance(vars(estimator).get("n_labels_"), Integral):
+        return np.arange(estimator.n_labels_)
+    return names
+
+
+def _check_planned_cost(estimator, X, n_labels):
+    """The bounds of :mod:`mlnb.limits` on the estimator's planned cost for X's shape."""
+    shape = _shape(X)
+    if shape is None:
+        return  # not a table: the estimator's validation says what is wrong
+    n_samples, n_features = shape
+    estimator._validate_params()  # the cost reads the parameters: checked first
+    cost = estimator._planned_cost(n_samples, n_features, n_labels)
+    check_cost(
+        type(estimator).__name__,
+        cost,
+        n_samples=n_samples,
+        n_features=n_features,
+        n_labels=n_labels,
+    )
+
+
+def _shape(X):
+    """(rows, columns) of a table of any kind, without copying it; None if not 2-D."""
+    shape = getattr(X, "shape", None) if sp.issparse(X) or hasattr(X, "shape") else None
+    if shape is None:
+        try:
+            shape = np.shape(X)
+        except ValueError:  # ragged rows
+            return None
+    return tuple(int(n) for n in shape) if len(shape) == 2 else None
