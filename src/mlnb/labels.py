@@ -68,6 +68,9 @@ def is_label_lists(Y) -> bool:
         matrix = np.asarray(Y)
     except ValueError:  # ragged rows: numpy's "inhomogeneous shape"
         return True
+    if matrix.ndim == 2 and matrix.dtype == object:  # a matrix of numbers with holes (None)
+        numbers = (bool, int, float, np.bool_, np.integer, np.floating)
+        return not all(value is None or isinstance(value, numbers) for value in matrix.flat)
     return not (matrix.ndim == 2 and matrix.dtype.kind in "biuf")
 
 
