@@ -71,6 +71,8 @@ PUBLIC_MODULES = [
     "mlnb.io",
     "mlnb.stats",
     "mlnb.missing",
+    "mlnb.labels",
+    "mlnb.limits",
 ]
 
 

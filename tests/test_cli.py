@@ -901,3 +901,21 @@ def test_warnings_are_made_one_line_once_per_process():
         assert invoke("--version").exit_code == 0  # every command runs the group's setup
         one_line_warnings()
     assert warnings.formatwarning is installed
+
+
+def test_a_costly_setting_is_refused_with_its_cost_unless_limits_are_lifted(monkeypatch, tmp_path):
+    """`-p n_chains=100000000` stops before any work with the estimated cost; `--no-limits`
+    lifts the bounds (for this process and its workers, through the environment)."""
+    monkeypatch.setenv("MLNB_LIFT_LIMITS", "0")  # restored (unset) after the test
+    out = tmp_path / "m.mlnb"
+    args = ["fit", "flags", "-m", "ecc", "-p", "n_chains=100000000", "-o", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert "GiB" in result.output and "n_chains" in result.output and not out.exists()
+    assert "Traceback" not in result.output
+    from mlnb.limits import are_lifted
+
+    assert not are_lifted()
+    result = CliRunner().invoke(main, ["--no-limits", "datasets", "--json"])
+    assert result.exit_code == 0
+    assert are_lifted()

@@ -227,3 +227,25 @@ def test_the_choices_of_a_tuning_estimator_are_kept_per_fold(multilabel):
         # at events="tuned", would try)
         expected += [f"{k}={v!r}" for k, v in sorted(fitted.best_params_.items())]
         assert choice == ", ".join(expected)
+
+
+def test_label_lists_and_a_dataframe_cross_validate_as_their_0_1_matrix():
+    """Tags are encoded once, before the folds, so every fold has the same columns."""
+    import numpy as np
+    import pandas as pd
+
+    from mlnb import BinaryRelevance
+    from mlnb.evaluation import cross_validate
+
+    rng = np.random.default_rng(0)
+    Y = (rng.random((90, 3)) < 0.4).astype(int)
+    X = rng.poisson(1.0 + 3 * np.repeat(Y, 3, axis=1))
+    names = np.array(["art", "bio", "cs"])
+    tags = [list(names[row == 1]) for row in Y]
+    frame = pd.DataFrame(Y, columns=names)
+    model = BinaryRelevance(events="multinomial", rule="predict")
+    expected = cross_validate(model, X, Y, cv=3, random_state=0).scores
+    for form in (tags, frame):
+        got = cross_validate(model, X, form, cv=3, random_state=0).scores
+        for name, values in expected.items():
+            np.testing.assert_array_equal(got[name], values, err_msg=name)

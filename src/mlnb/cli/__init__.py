@@ -30,6 +30,8 @@ fast once the package itself imports lazily); the commands import what they use.
 
 from __future__ import annotations
 
+import os
+
 import click
 
 # Besides the commands: names that code outside the package imports from here (re-exported
@@ -63,7 +65,13 @@ def _print_version(ctx, param, value):
     callback=_print_version,
     help="Show the version and exit.",
 )
-def main():
+@click.option(
+    "--no-limits",
+    is_flag=True,
+    help="Lift the bounds on costly parameters (ensemble sizes, beams, draws: "
+    "mlnb.limits), knowingly: a fit may then take hours or all the memory.",
+)
+def main(no_limits):
     """Naive Bayes for multi-label data and text: fit, predict, evaluate and compare methods.
 
     \b
@@ -77,8 +85,11 @@ def main():
       mlnb evaluate webkb -m mnb,bnb,gnb --train-test
       mlnb compare                      # the built-in default, on generated data
       mlnb demo                         # single-label classifiers on generated counts
+      mlnb --no-limits fit flags -m ecc -p n_chains=5000 -o big.mlnb
     """
     one_line_warnings()
+    if no_limits:  # the environment reaches worker processes too
+        os.environ["MLNB_LIFT_LIMITS"] = "1"
 
 
 for _command in (datasets, fit, predict, evaluate, compare, bench, demo):

@@ -25,6 +25,7 @@ from sklearn.base import clone
 from sklearn.utils import _safe_indexing
 from sklearn.utils.parallel import Parallel, delayed
 
+from ..labels import is_label_lists, label_matrix
 from ..metrics import Metric, get_metrics, log_loss
 from ..multilabel import warn_cardinality
 from ..selection import label_scores
@@ -331,8 +332,10 @@ def cross_validate(
         fits ``sklearn.base.clone(estimator)``.
     X : array-like or sparse matrix of shape (n_samples, n_features)
         Features.
-    Y : array-like or sparse matrix
-        An n x L label indicator matrix (multi-label), or a 1-D vector of classes.
+    Y : array-like, sparse matrix, DataFrame or list of label lists
+        An n x L label indicator matrix (multi-label; label lists and a DataFrame of 0/1
+        columns are encoded once, before the folds: see :mod:`mlnb.labels`), or a 1-D
+        vector of classes.
     cv : int, float or splitter, default=10
         Number of shuffled folds; a float in (0, 1) is the train fraction of one
         shuffled holdout split (0.66 in the NaiBX paper); a scikit-learn splitter is used
@@ -379,6 +382,8 @@ def cross_validate(
     """
     if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
         raise TypeError(f"estimator must have fit and predict methods, got {estimator!r}.")
+    if is_label_lists(Y) or hasattr(Y, "columns"):  # tags or a DataFrame: once, every fold
+        Y, _ = label_matrix(Y)
     multilabel = sp.issparse(Y) or np.ndim(Y) == 2
     if not multilabel and np.ndim(Y) != 1:
         raise ValueError(f"Y must be a 1-D class vector or a 2-D indicator matrix, got {Y!r}.")
