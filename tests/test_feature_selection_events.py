@@ -88,3 +88,15 @@ def test_selection_is_tried_only_on_non_negative_data_with_features_to_spare():
     assert selects_features(X) and selects_features(sp.csr_matrix(X))
     assert not selects_features(X - 0.5)
     assert not selects_features(X[:, : 4 * MIN_KEPT - 1])
+
+
+def test_each_rows_k_largest_with_ties_to_the_first_columns():
+    from mlnb.events.selection import _top_mask
+
+    rng = np.random.default_rng(9)
+    statistic = rng.integers(0, 4, size=(30, 12)).astype(float)  # many ties
+    for k in (1, 3, 7, 12, 20):
+        expected = np.zeros(statistic.shape, dtype=bool)
+        order = np.argsort(-statistic, axis=1, kind="stable")[:, :k]
+        np.put_along_axis(expected, order, True, axis=1)
+        np.testing.assert_array_equal(_top_mask(statistic, k), expected)

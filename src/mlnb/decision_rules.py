@@ -209,19 +209,21 @@ class SortedScores:
         truth = np.ascontiguousarray(self._need_truth().T)
         return ordered, np.take_along_axis(truth, order, axis=1)
 
-    def rows(self, selected):
+    def rows(self, selected, sorts=("label_order", "by_row")):
         """The scores (and truth) of the rows where the mask ``selected`` is true, with the
-        sorts made so far carried over: the rows of a sorted list stay sorted, so a rule
-        cross-fitted on parts of the rows needs no new sort."""
+        ``sorts`` made so far carried over: the rows of a sorted list stay sorted, so a
+        rule cross-fitted on parts of the rows needs no new sort."""
         selected = np.asarray(selected, dtype=bool)
         part = SortedScores.__new__(SortedScores)
         part.scores = self.scores[selected]
         part.truth = None if self.truth is None else self.truth[selected]
-        if "label_order" in self.__dict__:
+        made = [name for name in sorts if name in self.__dict__]
+        renumbered = np.cumsum(selected) - 1  # each kept row's index in the part
+        if "label_order" in made:
             order = self.label_order
             kept = order[selected[order]].reshape(order.shape[0], int(selected.sum()))
-            part.label_order = (np.cumsum(selected) - 1)[kept]  # renumbered rows
-        if "by_row" in self.__dict__:
+            part.label_order = renumbered[kept]
+        if "by_row" in made:
             values, columns = self.by_row
             part.by_row = (values[selected], columns[selected])
         return part

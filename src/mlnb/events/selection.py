@@ -56,15 +56,16 @@ def chi_squared(sums_a, count_a, sums_b, count_b):
 
 
 def _top_mask(statistic, k):
-    """Each row's ``k`` largest entries (ties: the first columns), as a boolean mask."""
+    """Each row's ``k`` largest entries (ties: the first columns), as a boolean mask: a
+    partition finds each row's k-th largest value, not a sort of the row."""
     n_features = statistic.shape[1]
-    mask = np.zeros(statistic.shape, dtype=bool)
     if k >= n_features:
-        mask[:] = True
-        return mask
-    order = np.argsort(-statistic, axis=1, kind="stable")[:, :k]
-    np.put_along_axis(mask, order, True, axis=1)
-    return mask
+        return np.ones(statistic.shape, dtype=bool)
+    kth = np.partition(statistic, n_features - k, axis=1)[:, n_features - k, None]
+    mask = statistic > kth
+    ties = statistic == kth
+    wanted = k - mask.sum(axis=1, keepdims=True)  # of the ties, the first columns
+    return mask | (ties & (np.cumsum(ties, axis=1) <= wanted))
 
 
 @dataclass

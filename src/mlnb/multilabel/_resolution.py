@@ -25,9 +25,9 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
    to micro F1 (:class:`~mlnb.decision_rules.MicroCuts`) beats it in the same way;
 5. on non-negative data with a rule to fit, the chosen setting with each label's k best
    features by chi-squared (:class:`~mlnb.events.ChiSquaredSelection`, computed from each
-   fold's own statistics), k chosen out of fold on a grid (every fourth power of two, then
-   halves and doubles of the best) with the chosen rule refitted, replaces it if it wins by
-   one standard error;
+   fold's own statistics), k screened out of fold on a grid (every fourth power of two,
+   then halves and doubles of the best) as in 3, the best k with the chosen rule refitted
+   and cross-fitted, replaces it if it wins by one standard error;
 6. the model of all rows follows from the total statistics (no further pass).
 
 Written here rather than with :class:`~mlnb.selection.TunedThresholdsCV` (which searches
@@ -244,7 +244,7 @@ def _cross_fitted(rules, sorted_scores, folds):
         inside[:] = False
         inside[test] = True
         fitted = fit_rules(rules, sorted_scores.rows(~inside))
-        held_out = sorted_scores.rows(inside)
+        held_out = sorted_scores.rows(inside, sorts=("by_row",))  # to apply the rules
         for name, rule in fitted.items():
             predicted[name][test] = rule.predict(held_out)
     return predicted
@@ -290,44 +290,48 @@ def _kept_counts(n_features, tried):
 def _with_selected_features(chosen, search, results):
     """``chosen`` (value, candidate, rule name, fitted rule, labels) with each label's
     best features kept (:class:`~mlnb.events.ChiSquaredSelection`) if that wins by one
-    standard error: the number kept chosen out of fold, with the chosen rule refitted (and
-    cross-fitted) to each number's scores."""
+    standard error. The number kept is screened as the event models are (one threshold
+    for all labels, fitted to micro F1), then the best number is judged with the chosen
+    rule refitted and cross-fitted to its scores."""
     from ..events import ChiSquaredSelection
 
     _, candidate, name, _, _ = chosen
-    events = candidate.events
-    if isinstance(events, ChiSquaredSelection):
+    if isinstance(candidate.events, ChiSquaredSelection):
         return chosen
-    tried, options = {}, {}
-    while grid := _kept_counts(search.X.shape[1], tried):
-        kept = [ChiSquaredSelection(events, k=k) for k in grid]
-        for k, selected in zip(
-            grid,
-            _out_of_fold(
-                search.template,
-                kept,
-                search.X,
-                search.Y,
-                search.folds,
-                search.weight,
-                engines=search.engines,
-            ),
-            strict=True,
-        ):
-            if name == OWN_RULE:
-                fitted, predicted = None, selected.own
-            else:
-                sorted_scores = SortedScores(selected.scores, search.truth)
-                fitted = fit_rules({name: search.rules[name]}, sorted_scores)[name]
-                predicted = _cross_fitted({name: fitted}, sorted_scores, search.folds)[name]
-            value = float(search.score(search.truth, predicted))
-            results[repr(selected.events)] = {name: value}
-            tried[k], options[k] = value, (value, selected, name, fitted, predicted)
-    if not tried:
+    screened, best = {}, None  # number kept -> screen value; the best's scores
+    while grid := _kept_counts(search.X.shape[1], screened):
+        kept = [ChiSquaredSelection(candidate.events, k=k) for k in grid]
+        scored = _out_of_fold(
+            search.template,
+            kept,
+            search.X,
+            search.Y,
+            search.folds,
+            search.weight,
+            engines=search.engines,
+        )
+        for k, selected in zip(grid, scored, strict=True):
+            sorted_scores = SortedScores(selected.scores, search.truth)
+            cut = make_rule(SCREEN_RULE).fit(sorted_scores)
+            screened[k] = float(search.score(search.truth, cut.predict(sorted_scores)))
+            if best is None or screened[k] > screened[best[0]]:
+                best = (k, selected, sorted_scores)
+    if best is None:
         return chosen
-    best = options[max(tried, key=tried.get)]
-    wins = wins_by_one_standard_error(search.score, search.truth, best[4], chosen[4], search.folds)
-    return best if wins else chosen
+    _, selected, sorted_scores = best
+    if name == OWN_RULE:
+        fitted, predicted = None, selected.own
+    else:
+        rule = {name: search.rules[name]}
+        fitted = fit_rules(rule, sorted_scores)[name]
+        predicted = _cross_fitted(rule, sorted_scores, search.folds)[name]
+    value = float(search.score(search.truth, predicted))
+    results[repr(selected.events)] = {name: value}
+    option = (value, selected, name, fitted, predicted)
+    wins = wins_by_one_standard_error(
+        search.score, search.truth, predicted, chosen[4], search.folds
+    )
+    return option if wins else chosen
 
 
 def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=None):
