@@ -242,10 +242,10 @@ def misshapen(array):
         yield "text", array.astype(str)
 
 
-@pytest.mark.parametrize("kind", [*SINGLE_LABEL, "text pipeline"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_misshapen_arrays_fail_at_load_not_in_predict(originals, case_path, kind):
-    """Every array of a single-label model's file replaced by a misshapen one (valid
-    checksums): a ModelFileError at load, or a model that predicts without error."""
+    """Every array of a model's file replaced by a misshapen one (valid checksums): a
+    ModelFileError at load, or a model that predicts without error."""
     original = originals[kind]
     with np.load(io.BytesIO(original.content), allow_pickle=False) as archive:
         arrays = {k: archive[k] for k in archive.files if k != "__meta__"}

@@ -67,6 +67,7 @@ import re
 import secrets
 import stat
 import struct
+import warnings
 import zipfile
 import zlib
 from pathlib import Path
@@ -1228,12 +1229,54 @@ def load(path, *, max_bytes=DEFAULT_MAX_BYTES):
     path = Path(path)
     meta, arrays = _read(path, max_bytes=max_bytes)
     try:
-        return _Reader(arrays, _loadable_classes()).decode(meta["model"])
+        model = _Reader(arrays, _loadable_classes()).decode(meta["model"])
     except ModelFileError as error:
         raise ModelFileError(f"{path}: {error}") from error
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
         raise ModelFileError(
             f"{path}: inconsistent model file ({type(error).__name__}: {error})"
+        ) from error
+    _check_predicts(model, path)
+    return model
+
+
+def _zero_rows(n_features):
+    """Two rows of zeros (two: no broadcast of one row hides a wrong shape), dense up to
+    1 MiB and sparse beyond, so the check adds little to the memory of a load (a model of
+    a million features is one of sparse text, which its estimator takes sparse)."""
+    if 2 * n_features * 8 <= 2**20:
+        return np.zeros((2, n_features))
+    return sp.csr_matrix((2, n_features))
+
+
+def _is_multi_label(model):
+    """Whether ``model`` (or the model a meta-estimator wraps) predicts label sets."""
+    if model is None:
+        return False
+    if model.__sklearn_tags__().target_tags.multi_output or hasattr(model, "n_labels_"):
+        return True
+    return _is_multi_label(getattr(model, "estimator_", None))
+
+
+def _check_predicts(model, path):
+    """A restored multi-label model predicts rows of zeros: a last check of its fitted
+    state as a whole (the caches and weight tables it saves, an ensemble's members and
+    masks), so that an inconsistent file fails here, naming the file, rather than later
+    inside ``predict``."""
+    n_features = getattr(model, "n_features_in_", None)
+    if _is_text_pipeline(model) or not isinstance(n_features, int) or not hasattr(model, "predict"):
+        return
+    if not _is_multi_label(model):
+        return  # a single-label model's state is checked whole above; its first predict
+        # builds its weight tables, which would add their size to the memory of a load
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.predict(_zero_rows(n_features))
+    except Exception as error:  # any failure of a restored model is the file's
+        raise ModelFileError(
+            f"{path}: the restored {type(model).__name__} cannot predict "
+            f"({type(error).__name__}: {error})"
         ) from error
 
 
