@@ -9,7 +9,7 @@ comparison of the two isolates the chaining.
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
@@ -22,6 +22,7 @@ from ..base.validation import COUNT, LOG_ODDS_BOUND, check_label_matrix
 from ..limits import Cost
 from ._base import NB_CONSTRAINTS, VOTING, MultiLabelEstimator
 from ._labels import binary_classes
+from ._progress import run_members
 from ._sampling import chain_draws
 from ._tuned_events import choose_events, member_events
 from .binary_relevance import BinaryRelevance
@@ -56,6 +57,12 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         them (its label orders first), so that member k has the rows of chain k.
     missing : {"error", "ignore"}, default="error"
         As :class:`BinaryRelevance`.
+    n_jobs : int or None, default=None
+        Members fitted at once (threads, as joblib: None is 1 unless in a
+        ``joblib.parallel_config`` context, -1 every core); the members are the same for
+        every value.
+    verbose : int, default=0
+        At >= 1, a line to stderr as each member is fitted, with the time elapsed.
 
     Attributes
     ----------
@@ -92,6 +99,8 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         base_estimator=None,
         random_state=None,
         missing="error",
+        n_jobs=None,
+        verbose=0,
     ):
         self.n_estimators = n_estimators
         self.events = events
@@ -102,6 +111,8 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         self.base_estimator = base_estimator
         self.random_state = random_state
         self.missing = missing
+        self.n_jobs = n_jobs
+        self.verbose = verbose
 
     _parameter_constraints: ClassVar[dict] = {
         "events": NB_CONSTRAINTS["events"],
@@ -113,6 +124,8 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         "bootstrap": ["boolean"],
         "voting": [VOTING],
         "base_estimator": [HasMethods(["fit", "predict"]), None],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
     }
 
     def memberships(self, n_samples, n_labels):
@@ -152,12 +165,24 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         memberships = self._check_memberships(memberships, X.shape[0])
         self.n_labels_ = Y.shape[1]
         self.classes_ = binary_classes(self.n_labels_)
-        self.estimators_ = []
-        for k in range(int(self.n_estimators)):  # a loop over members
-            rows = np.repeat(np.arange(X.shape[0]), memberships[:, k])
-            w = None if weight is None else weight[rows]
-            self.estimators_.append(self._member().fit(X[rows], Y[rows], sample_weight=w))
+        members = run_members(
+            self._fit_member,
+            [(X, Y, weight, memberships[:, k]) for k in range(int(self.n_estimators))],
+            n_jobs=self.n_jobs,
+            verbose=self.verbose,
+            owner=type(self).__name__,
+            # the Naive Bayes statistics are numpy/scipy products, which release the GIL,
+            # and threads share X instead of copying it to every process
+            prefer="threads",
+        )
+        self.estimators_ = list(members)
         return self
+
+    def _fit_member(self, X, Y, weight, times):
+        """A member fitted on its sample: each row repeated ``times`` times."""
+        rows = np.repeat(np.arange(X.shape[0]), times)
+        w = None if weight is None else weight[rows]
+        return self._member().fit(X[rows], Y[rows], sample_weight=w)
 
     def _check_memberships(self, memberships, n_samples):
         counts = np.asarray(memberships)

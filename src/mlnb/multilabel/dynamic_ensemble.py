@@ -30,10 +30,11 @@ refitting (:meth:`DynamicChainEnsemble.predict_in_orders`).
 from __future__ import annotations
 
 from functools import partial
-from numbers import Real
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -42,11 +43,12 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from ..base.validation import COUNT, check_label_matrix
 from ..limits import Cost
 from ._base import NB_CONSTRAINTS, PREPROCESSING_CONSTRAINTS, VOTING, MultiLabelNB
-from ._feature_selection import cfs_masks
+from ._feature_selection import cap_selection, cfs_masks
 from ._labels import binary_classes, resolve_order
 from ._members import members_of
 from ._neighbourhood import fill_missing, validation_mask
 from ._orders import BETAS, is_local_f1, resolve_orders, search_beta
+from ._progress import Progress, run_members
 from ._tuned_events import choose_events
 from ._weka_cfs import weka_cfs_masks
 
@@ -141,6 +143,13 @@ class DynamicChainEnsemble(MultiLabelNB):
     missing : {"error", "ignore"}, default="error"
         ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
         a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
+    n_jobs : int or None, default=None
+        Members whose feature selection runs at once (threads; joblib's meaning: None is 1
+        unless in a ``joblib.parallel_config`` context, -1 every core). The members, and
+        so every prediction, are the same for every value.
+    verbose : int, default=0
+        At >= 1, a line to stderr as each member is fitted and each fold of the beta
+        search ends, with the time elapsed.
 
     Attributes
     ----------
@@ -185,6 +194,8 @@ class DynamicChainEnsemble(MultiLabelNB):
         label_alpha=1.0,
         random_state=None,
         missing="error",
+        n_jobs=None,
+        verbose=0,
     ):
         self.n_chains = n_chains
         self.base = base
@@ -203,10 +214,14 @@ class DynamicChainEnsemble(MultiLabelNB):
         self.label_alpha = label_alpha
         self.random_state = random_state
         self.missing = missing
+        self.n_jobs = n_jobs
+        self.verbose = verbose
 
     _parameter_constraints: ClassVar[dict] = {
         **NB_CONSTRAINTS,
         **PREPROCESSING_CONSTRAINTS,
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
         "n_chains": [COUNT],
         "n_neighbors": [StrOptions({"auto"}), COUNT],
         "order": ["array-like", StrOptions({"local_f1", "random"}), None],
@@ -266,27 +281,13 @@ class DynamicChainEnsemble(MultiLabelNB):
             choose_events(self, X, Y, weight)
         members = members_of(self)
         features, weight = members.start(X, Y, weight, sample_weight, rng, self.event_model)
-        n_samples, n_labels = Y.shape
+        n_labels = Y.shape[1]
         self.n_labels_ = n_labels
         self.classes_ = binary_classes(n_labels)
         self.feature_masks_ = []
         self.orders_ = None if self._dynamic() else []
         self.validation_X_, self.validation_Y_, self.validation_predicted_ = [], [], []
-        for _ in range(int(self.n_chains)):  # a loop over members, not samples or labels
-            train, validation = self._member_rows(n_samples, rng)
-            keep = undersampling_mask(Y[train], self.max_imbalance, rng)
-            self.feature_masks_.append(
-                self._select(features[train], Y[train], keep, weight[train], rng)
-            )
-            members.add(train, keep, self.feature_masks_[-1])
-            if self._dynamic():
-                validation_X, predicted = members.validation(train, validation)
-                self.validation_X_.append(validation_X)
-                self.validation_Y_.append(Y[validation].astype(np.int8))
-                self.validation_predicted_.append(predicted)
-            else:
-                fixed = None if isinstance(self.order, str) else resolve_order(self.order, n_labels)
-                self.orders_.append(rng.permutation(n_labels) if fixed is None else fixed)
+        self._fit_members(features, Y, weight, rng, members)
         self.beta_ = None
         if self._dynamic():
             auto = isinstance(self.beta, str)
@@ -296,6 +297,72 @@ class DynamicChainEnsemble(MultiLabelNB):
                 else float(self.beta)
             )
         return self
+
+    def _fit_members(self, features, Y, weight, rng, members):
+        """Draw, select the features of and add the K members, in member order.
+
+        A member draws its rows, undersampling, the cut of a label's selection to
+        ``max_features`` and (``order="random"``) its order from ``rng``, in that order. The
+        selections (the members' costly part) run ``n_jobs`` at once on draws made ahead
+        as if no selection needed a cut: a member whose selection does gets its cut from
+        ``rng`` where a one-by-one fit draws it, and the members after it in its round are
+        drawn again. Every ``n_jobs`` gives the members of a one-by-one fit.
+        """
+        n_members = int(self.n_chains)
+        progress = Progress(type(self).__name__, n_members, self.verbose)
+        while len(self.feature_masks_) < n_members:
+            ahead = min(effective_n_jobs(self.n_jobs), n_members - len(self.feature_masks_))
+            plans = [self._draw_member(Y, rng) for _ in range(ahead)]
+            selections = run_members(
+                partial(self._member_selection, features, Y, weight),
+                [(train, keep) for train, _, keep, _, _ in plans],
+                n_jobs=self.n_jobs,
+                verbose=0,
+                owner=type(self).__name__,
+                prefer="threads",  # numpy and scipy.sparse products release the GIL; X is shared
+            )
+            for (train, validation, keep, state, order), (mask, cut) in zip(
+                plans, list(selections), strict=True
+            ):
+                if cut:  # the draws after this member's were made too early
+                    rng.set_state(state)
+                    cap_selection(mask, int(self.max_features), rng)
+                    order = self._draw_order(Y.shape[1], rng)
+                self._add_member(members, Y, train, validation, keep, mask, order)
+                progress.step()
+                if cut:
+                    break
+
+    def _draw_member(self, Y, rng):
+        """One member's draws: training and validation rows, kept rows, the state of
+        ``rng`` before its selection's cut, and its fixed order (None: local F1)."""
+        train, validation = self._member_rows(Y.shape[0], rng)
+        keep = undersampling_mask(Y[train], self.max_imbalance, rng)
+        state = rng.get_state()
+        return train, validation, keep, state, self._draw_order(Y.shape[1], rng)
+
+    def _draw_order(self, n_labels, rng):
+        if self._dynamic():
+            return None
+        fixed = None if isinstance(self.order, str) else resolve_order(self.order, n_labels)
+        return rng.permutation(n_labels) if fixed is None else fixed
+
+    def _member_selection(self, features, Y, weight, train, keep):
+        """A member's feature masks before any cut to ``max_features``, and whether one
+        is due (it needs random numbers: :meth:`_fit_members` draws them)."""
+        uncut = _Uncut()
+        return self._select(features[train], Y[train], keep, weight[train], uncut), uncut.due
+
+    def _add_member(self, members, Y, train, validation, keep, mask, order):
+        self.feature_masks_.append(mask)
+        members.add(train, keep, mask)
+        if self._dynamic():
+            validation_X, predicted = members.validation(train, validation)
+            self.validation_X_.append(validation_X)
+            self.validation_Y_.append(Y[validation].astype(np.int8))
+            self.validation_predicted_.append(predicted)
+        else:
+            self.orders_.append(order)
 
     def _member_rows(self, n_samples, rng):
         """One member's rows: its sample, split into training rows and validation rows."""
@@ -322,13 +389,17 @@ class DynamicChainEnsemble(MultiLabelNB):
 
     def _search_beta(self, X, Y, sample_weight, weight, rng, members):
         """beta in 1..10 by 3-fold cross-validation of the ensemble (macro-averaged F1)."""
+        progress = Progress(
+            type(self).__name__, 3, self.verbose, what="beta search fold", done="done"
+        )
 
         def fold_labels(train, test):
-            settings = {"beta": 1.0, "random_state": rng.randint(2**31 - 1)}
+            settings = {"beta": 1.0, "random_state": rng.randint(2**31 - 1), "verbose": 0}
             inner = clone(self).set_params(**settings, **members.fold_settings())
             fold_weight = None if sample_weight is None else weight[train]
             inner.fit(X[train], Y[train], sample_weight=fold_weight)
             votes = members_of(inner).votes(X[test], BETAS, soft=self._soft())  # every width
+            progress.step()
             return [(vote > 0.5).astype(int) for vote in votes]
 
         return search_beta(fold_labels, X, Y, rng, average="macro")
@@ -420,3 +491,14 @@ class DynamicChainEnsemble(MultiLabelNB):
     def predict(self, X):
         """``[mean over members > 0.5]`` for every label (Trajdos and Kurzynski, eq. 22)."""
         return (self.predict_proba(X) > 0.5).astype(int)
+
+
+class _Uncut:
+    """Stands in for the random generator of a selection's cut to ``max_features``: keeps
+    every selected feature and records that a cut is ``due``."""
+
+    due = False
+
+    def choice(self, selected, size, replace):
+        self.due = True
+        return selected

@@ -11,7 +11,8 @@ in a later ``partial_fit`` batch are appended.
 from __future__ import annotations
 
 import math
-from numbers import Real
+from functools import partial
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
@@ -32,6 +33,7 @@ from ._base import (
 )
 from ._generic import check_nb_path, fit_multiclass, multiclass_predictions
 from ._labels import binary_classes
+from ._progress import run_members
 from ._tuned_events import choose_events
 
 __all__ = ["RAkEL", "LabelPowerset"]
@@ -78,13 +80,26 @@ class _PowersetEnsemble(MultiLabelEstimator):
         self.n_labels_ = Y.shape[1]
         self.classes_ = binary_classes(self.n_labels_)
         self.subsets_ = self._subsets(self.n_labels_, check_random_state(self.random_state))
-        self.label_sets_, self.estimators_ = [], []
+        self.label_sets_, problems = [], []
         for subset in self.subsets_:
             known = []
-            classes = _encode(Y[:, subset], known)
+            problems.append((self.base_estimator, X, _encode(Y[:, subset], known), sample_weight))
             self.label_sets_.append(np.array(known, dtype=int).reshape(len(known), len(subset)))
-            self.estimators_.append(fit_multiclass(self.base_estimator, X, classes, sample_weight))
+        self.estimators_ = list(self._run(fit_multiclass, problems))
         return self
+
+    def _run(self, function, arguments):
+        """``function(*args)`` per subset, ``n_jobs`` at once, in subset order."""
+        return run_members(
+            function,
+            arguments,
+            n_jobs=self.n_jobs,
+            verbose=self.verbose,
+            owner=type(self).__name__,
+            # the statistics are numpy/scipy products, which release the GIL, and threads
+            # share X instead of copying it to every process
+            prefer="threads",
+        )
 
     def partial_fit(self, X, y, sample_weight=None):
         """Add a batch of rows (NB path); new label sets become new classes.
@@ -118,17 +133,20 @@ class _PowersetEnsemble(MultiLabelEstimator):
                 [(*known, *[0] * (len(subset) - len(known))) for known in map(tuple, sets)]
                 for subset, sets in zip(subsets, self.label_sets_, strict=True)
             ]
+        n_known = [len(known) for known in old_sets]
+        groupings = [  # each subset's label sets, the known ones growing in place
+            (prepared, one_hot(_encode(Y[:, subset], known), len(known)), weight)
+            for subset, known in zip(subsets, old_sets, strict=True)
+        ]
+        batches = self._run(
+            partial(GroupStats.from_data, second_moments=events.second_moments), groupings
+        )
         stats, label_sets = [], []
-        for subset, previous, known in zip(subsets, old_stats, old_sets, strict=True):
-            n_known = len(known)
-            classes = _encode(Y[:, subset], known)
-            batch = GroupStats.from_data(
-                prepared, one_hot(classes, len(known)), weight, second_moments=events.second_moments
-            )
+        for subset, previous, known, n, batch in zip(
+            subsets, old_stats, old_sets, n_known, batches, strict=True
+        ):
             stats.append(
-                batch
-                if previous is None
-                else previous.add_groups(len(known) - n_known).merge(batch)
+                batch if previous is None else previous.add_groups(len(known) - n).merge(batch)
             )
             label_sets.append(np.array(known, dtype=int).reshape(len(known), len(subset)))
         self.events_, self.subsets_, self.stats_, self.label_sets_ = (
@@ -264,6 +282,8 @@ class LabelPowerset(_PowersetEnsemble):
 
     threshold = 0.5
     random_state = None
+    n_jobs = None  # one label-powerset problem: nothing to run at once
+    verbose = 0
 
     def __init__(self, *, events="tuned", prior_alpha=0.0, base_estimator=None, missing="error"):
         self.events = events
@@ -296,10 +316,18 @@ class RAkEL(_PowersetEnsemble):
     missing : {"error", "ignore"}, default="error"
         ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
         a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
+    n_jobs : int or None, default=None
+        Subsets fitted at once (their statistics, or their ``base_estimator`` clones) in
+        threads, as joblib: None is 1 unless in a ``joblib.parallel_config`` context, -1
+        every core. The model is the same for every value.
+    verbose : int, default=0
+        At >= 1, a line to stderr as each subset is fitted, with the time elapsed.
     """
 
     _parameter_constraints: ClassVar[dict] = {
         **NB_CONSTRAINTS,
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
         "k": [COUNT],
         "n_subsets": [COUNT],
         "mode": [StrOptions({"overlapping", "disjoint"})],
@@ -322,6 +350,8 @@ class RAkEL(_PowersetEnsemble):
         base_estimator=None,
         random_state=None,
         missing="error",
+        n_jobs=None,
+        verbose=0,
     ):
         self.k = k
         self.n_subsets = n_subsets
@@ -332,6 +362,8 @@ class RAkEL(_PowersetEnsemble):
         self.base_estimator = base_estimator
         self.random_state = random_state
         self.missing = missing
+        self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _planned_cost(self, n_samples, n_features, n_labels):
         """The subsets' label-set models (at most 2**k or n classes each); a step per
