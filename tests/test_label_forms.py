@@ -235,3 +235,21 @@ def test_a_model_without_names_takes_them_as_column_numbers():
     assert model.score(X, Y) == model.score(X, Y.tolist())
     with pytest.raises(ValueError, match="not fitted with"):
         model.score(X, tags)
+
+
+def test_tuned_thresholds_take_tag_lists_and_keep_their_names():
+    from mlnb import BinaryRelevance, TunedThresholdsCV
+    from mlnb.labels import to_label_lists
+
+    rng = np.random.default_rng(4)
+    Y = (rng.random((80, 3)) < 0.4).astype(int)
+    X = rng.poisson(1.0 + 3 * np.repeat(Y, 2, axis=1))
+    names = np.array(["x", "y", "z"])
+    tags = [list(names[row == 1]) for row in Y]
+    base = BinaryRelevance(events="multinomial", rule="predict")
+    model = TunedThresholdsCV(base).fit(X, tags)
+    assert model.label_names_.tolist() == ["x", "y", "z"]
+    same = TunedThresholdsCV(base).fit(X, Y)
+    np.testing.assert_array_equal(model.predict(X), same.predict(X))
+    predicted = to_label_lists(model.predict(X), model.label_names_)
+    assert all(set(row) <= {"x", "y", "z"} for row in predicted)

@@ -36,6 +36,7 @@ from ..base import LOG_ODDS_BOUND as _SATURATED
 from ..base.additive import FoldStatistics, check_partition, is_additive
 from ..base.validation import Integers, check_label_matrix
 from ..decision_rules import RULES, Threshold, make_rule
+from ..labels import label_matrix
 from ..metrics import set_scorer
 from ..multilabel import finite_scores, is_tuned, wins_by_one_standard_error
 from .grids import auto_stages
@@ -132,6 +133,9 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
     oof_scores_ : ndarray of shape (n_samples, n_labels) or None
         The out-of-fold label scores the rules were fitted to (None for a given threshold,
         which needs none; its ``cv_results_`` score is then NaN).
+    label_names_ : ndarray of shape (n_labels,)
+        The labels in column order: the tags of label lists, a DataFrame's columns, else
+        0 .. L-1 (``mlnb.labels.to_label_lists`` turns predictions into them).
 
     Examples
     --------
@@ -277,6 +281,7 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
         """
         self._validate_params()
         score = scoring_function(self.scoring)
+        y, self.label_names_ = label_matrix(y)  # tag lists and DataFrames too (mlnb.labels)
         Y = check_label_matrix(y, sparse=True)
         truth = Y.toarray()
         candidates = self._candidates()
