@@ -25,7 +25,9 @@ __all__ = [
     "COUNT",
     "LOG_ODDS_BOUND",
     "MISSING_OPTIONS",
+    "N_JOBS",
     "SHARE",
+    "VERBOSE",
     "Integers",
     "allow_nan",
     "check_label_matrix",
@@ -54,6 +56,9 @@ class Integers(Interval):
 
 #: A count of at least 1 (members, neighbours, subsets); bool is refused.
 COUNT = Integers(1, None, closed="left")
+#: ``n_jobs`` (joblib's meaning, None or an int) and ``verbose`` (an int >= 0): bool refused.
+N_JOBS = [Integers(None, None, closed="neither"), None]
+VERBOSE = [Integers(0, None, closed="left")]
 #: A share of the rows in [0, 1] (the estimators check the open ends they need).
 SHARE = Interval(Real, 0, 1, closed="both")
 

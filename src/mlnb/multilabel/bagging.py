@@ -9,7 +9,7 @@ comparison of the two isolates the chaining.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ..base.validation import COUNT, LOG_ODDS_BOUND, check_label_matrix
+from ..base.validation import COUNT, LOG_ODDS_BOUND, N_JOBS, VERBOSE, check_label_matrix
 from ..limits import Cost
 from ._base import NB_CONSTRAINTS, VOTING, MultiLabelEstimator
 from ._labels import binary_classes
@@ -124,8 +124,8 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         "bootstrap": ["boolean"],
         "voting": [VOTING],
         "base_estimator": [HasMethods(["fit", "predict"]), None],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
+        "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
     }
 
     def memberships(self, n_samples, n_labels):

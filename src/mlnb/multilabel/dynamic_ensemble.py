@@ -30,7 +30,7 @@ refitting (:meth:`DynamicChainEnsemble.predict_in_orders`).
 from __future__ import annotations
 
 from functools import partial
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -40,7 +40,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ..base.validation import COUNT, check_label_matrix
+from ..base.validation import COUNT, N_JOBS, VERBOSE, check_label_matrix
 from ..limits import Cost
 from ._base import NB_CONSTRAINTS, PREPROCESSING_CONSTRAINTS, VOTING, MultiLabelNB
 from ._feature_selection import cap_selection, cfs_masks
@@ -220,8 +220,8 @@ class DynamicChainEnsemble(MultiLabelNB):
     _parameter_constraints: ClassVar[dict] = {
         **NB_CONSTRAINTS,
         **PREPROCESSING_CONSTRAINTS,
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
+        "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
         "n_chains": [COUNT],
         "n_neighbors": [StrOptions({"auto"}), COUNT],
         "order": ["array-like", StrOptions({"local_f1", "random"}), None],

@@ -13,7 +13,7 @@ all the chains' labels and one greedy search that advances every chain at each s
 from __future__ import annotations
 
 import zlib
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..base.state import atomic, check_mergeable
-from ..base.validation import COUNT, LOG_ODDS_BOUND, check_label_matrix
+from ..base.validation import COUNT, LOG_ODDS_BOUND, N_JOBS, VERBOSE, check_label_matrix
 from ..limits import Cost
 from ..stats import GroupStats
 from ._base import NB_CONSTRAINTS, MultiLabelNB, count_new_labels
@@ -133,8 +133,8 @@ class EnsembleClassifierChains(MultiLabelNB):
 
     _parameter_constraints: ClassVar[dict] = {
         **NB_CONSTRAINTS,
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
+        "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
         "n_chains": [COUNT],
         "sample_fraction": [Interval(Real, 0, 1, closed="right")],
         "bootstrap": ["boolean"],

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..base.state import atomic, check_mergeable
-from ..base.validation import COUNT, LOG_ODDS_BOUND, check_label_matrix
+from ..base.validation import COUNT, LOG_ODDS_BOUND, N_JOBS, VERBOSE, check_label_matrix
 from ..events.categorical import check_pseudo_count, log_categorical, log_normalise
 from ..limits import Cost
 from ..stats import GroupStats, one_hot
@@ -326,8 +326,8 @@ class RAkEL(_PowersetEnsemble):
 
     _parameter_constraints: ClassVar[dict] = {
         **NB_CONSTRAINTS,
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
+        "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
         "k": [COUNT],
         "n_subsets": [COUNT],
         "mode": [StrOptions({"overlapping", "disjoint"})],
