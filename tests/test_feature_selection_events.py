@@ -100,3 +100,15 @@ def test_each_rows_k_largest_with_ties_to_the_first_columns():
         order = np.argsort(-statistic, axis=1, kind="stable")[:, :k]
         np.put_along_axis(expected, order, True, axis=1)
         np.testing.assert_array_equal(_top_mask(statistic, k), expected)
+
+
+def test_selection_that_ranks_the_labels_of_a_row_worse_is_not_kept(monkeypatch):
+    """The selection wins on micro F1 in the noisy-words case; with its out-of-fold label
+    ranking loss made worse than the full model's, the full model is kept."""
+    from mlnb.multilabel import _resolution
+
+    X, Y = _noisy_words(seed=5, n=300)
+    assert isinstance(BinaryRelevance().fit(X, Y).events_, ChiSquaredSelection)
+    losses = iter([0.3, 0.1])  # the selected scores' loss first, then the full model's
+    monkeypatch.setattr(_resolution, "_ranking_loss", lambda truth, scores: next(losses))
+    assert not isinstance(BinaryRelevance().fit(X, Y).events_, ChiSquaredSelection)

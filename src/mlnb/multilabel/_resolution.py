@@ -27,7 +27,8 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
    features by chi-squared (:class:`~mlnb.events.ChiSquaredSelection`, computed from each
    fold's own statistics), k screened out of fold on a grid (every fourth power of two,
    then halves and doubles of the best) as in 3, the best k with the chosen rule refitted
-   and cross-fitted, replaces it if it wins by one standard error;
+   and cross-fitted, replaces it if it wins by one standard error and ranks each row's
+   labels no worse (out-of-fold label ranking loss);
 6. the model of all rows follows from the total statistics (no further pass).
 
 Written here rather than with :class:`~mlnb.selection.TunedThresholdsCV` (which searches
@@ -331,7 +332,24 @@ def _with_selected_features(chosen, search, results):
     wins = wins_by_one_standard_error(
         search.score, search.truth, predicted, chosen[4], search.folds
     )
-    return option if wins else chosen
+    # and ranks the labels of a row no worse (labels scored on different features can
+    # rank worse across labels while each label's cut gains: bibtex, 0.069 -> 0.102)
+    ranks = _ranking_loss(search.truth, selected.scores) <= _ranking_loss(
+        search.truth, candidate.scores
+    )
+    return option if wins and ranks else chosen
+
+
+def _ranking_loss(truth, scores):
+    """The label ranking loss of out-of-fold scores over the rows with some labels but not
+    all (NaN-free: scores are finite)."""
+    from sklearn.metrics import label_ranking_loss
+
+    count = truth.sum(axis=1)
+    rows = (count > 0) & (count < truth.shape[1])
+    if not rows.any():
+        return 0.0
+    return float(label_ranking_loss(truth[rows], scores[rows]))
 
 
 def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=None):
