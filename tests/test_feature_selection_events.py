@@ -112,3 +112,18 @@ def test_selection_that_ranks_the_labels_of_a_row_worse_is_not_kept(monkeypatch)
     losses = iter([0.3, 0.1])  # the selected scores' loss first, then the full model's
     monkeypatch.setattr(_resolution, "_ranking_loss", lambda truth, scores: next(losses))
     assert not isinstance(BinaryRelevance().fit(X, Y).events_, ChiSquaredSelection)
+
+
+def test_a_model_with_selected_features_survives_a_model_file(tmp_path):
+    """The defaults' choice on noisy words (a ChiSquaredSelection) saves and loads, with
+    the same scores, after predictions have cached the silenced tables."""
+    from mlnb.io import load, save
+
+    X, Y = _noisy_words(seed=5, n=300)
+    model = BinaryRelevance().fit(X, Y)
+    assert isinstance(model.events_, ChiSquaredSelection)
+    scores = model.decision_function(X)  # fills the cache, which the file leaves out
+    save(model, tmp_path / "m.mlnb")
+    loaded = load(tmp_path / "m.mlnb")
+    np.testing.assert_array_equal(loaded.decision_function(X), scores)
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))

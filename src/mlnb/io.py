@@ -250,8 +250,9 @@ class _Writer:
             raise TypeError(
                 f"cannot save a {type(value).__name__}: {name} is not a class model files may hold"
             )
-        if isinstance(value, Parameters):
-            return {"__object__": name, "state": self.encode(vars(value))}
+        if isinstance(value, Parameters):  # its fields, not private caches
+            state = {k: v for k, v in vars(value).items() if not k.startswith("_")}
+            return {"__object__": name, "state": self.encode(state)}
         if isinstance(value, GroupStats):
             state = {k: v for k, v in vars(value).items() if not k.startswith("_")}  # no caches
             return {"__object__": _qualified(value), "state": self.encode(state)}

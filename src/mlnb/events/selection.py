@@ -21,7 +21,7 @@ terms); ``score`` of one group alone is the wrapped model's, unselected.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -76,9 +76,6 @@ class SelectedParameters(Parameters):
     inner: Parameters
     sums: np.ndarray
     count: np.ndarray
-    # the silenced pair of each opposite side scored against (a cache: the weight tables
-    # are built once per fitted model, not per call)
-    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 class ChiSquaredSelection(EventModel):
@@ -170,15 +167,16 @@ class ChiSquaredSelection(EventModel):
         return _top_mask(statistic, self._k())
 
     def _silenced(self, params_a, params_b):
-        key = (id(params_b), self._k())
-        pair = params_a.memo.get(key)
-        if pair is None or pair[0] is not params_b:
-            inner = self._inner()
+        """The wrapped model's parameters of a against b with the unselected features
+        silenced, made once per pair (a private attribute of ``params_a``, which model
+        files leave out): the masks and weight tables are not rebuilt per call."""
+        cached = vars(params_a).get("_silenced")
+        if cached is None or cached[0] is not params_b or cached[1] != self._k():
             mask = self.selected(params_a, params_b)
-            pair = (params_b, *inner.silence(params_a.inner, params_b.inner, mask))
-            params_a.memo.clear()
-            params_a.memo[key] = pair
-        return pair[1], pair[2]
+            pair = self._inner().silence(params_a.inner, params_b.inner, mask)
+            cached = (params_b, self._k(), *pair)
+            params_a._silenced = cached
+        return cached[2], cached[3]
 
     def score(self, params, X):
         """``log p(x | group)`` of the wrapped model, every feature (selection is a
