@@ -50,6 +50,7 @@ __all__ = [
     "entrywise_sum",
     "named_models",
     "non_negative",
+    "pair_table",
     "transposed_difference",
 ]
 
@@ -320,6 +321,20 @@ class EventModel(Registered, BaseEstimator):
         if params is None:
             params = self.estimate(stats)
         return self.score_observed(params, self.prepare_observed(X))
+
+
+def pair_table(params_a, params_b, name, build):
+    """``build()`` made once per pair of parameter objects (a weight table such as the
+    transposed difference of two groups' log-probabilities) and kept as a private
+    attribute of ``params_a``: a fitted model's predictions reuse it instead of rebuilding
+    it per call. Parameters never change in place (new statistics give new parameter
+    objects), so the table cannot go stale; model files leave private attributes out."""
+    key = f"_table_{name}"
+    cached = vars(params_a).get(key)
+    if cached is None or cached[0] is not params_b:
+        cached = (params_b, build())
+        setattr(params_a, key, cached)
+    return cached[1]
 
 
 def transposed_difference(a, b):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import EventModel, Parameters, transposed_difference
+from ._base import EventModel, Parameters, pair_table, transposed_difference
 from .multinomial import per_feature_smoothing
 
 __all__ = ["BayesianBernoulli", "Bernoulli", "BernoulliParameters"]
@@ -100,7 +100,12 @@ class _BetaBernoulli(EventModel):
         return np.asarray(X @ params.log_odds.T) + params.log_absent_sum[None, :]
 
     def score_ratio(self, params_a, params_b, X):
-        odds = transposed_difference(params_a.log_odds, params_b.log_odds)
+        odds = pair_table(
+            params_a,
+            params_b,
+            "log_odds",
+            lambda: transposed_difference(params_a.log_odds, params_b.log_odds),
+        )
         absent = params_a.log_absent_sum - params_b.log_absent_sum
         return np.asarray(X @ odds) + absent[None, :]
 

@@ -20,6 +20,7 @@ from ._base import (
     check_counts,
     entrywise_sum,
     non_negative,
+    pair_table,
     transposed_difference,
 )
 
@@ -168,7 +169,13 @@ class Multinomial(_CountModel):
         return np.asarray(split_missing(X)[0] @ weights)  # a missing count adds nothing
 
     def score_ratio(self, params_a, params_b, X):
-        return np.asarray(X @ transposed_difference(params_a.log_phi, params_b.log_phi))
+        weights = pair_table(
+            params_a,
+            params_b,
+            "log_phi",
+            lambda: transposed_difference(params_a.log_phi, params_b.log_phi),
+        )
+        return np.asarray(X @ weights)
 
 
 def per_feature_smoothing(value, name, n_features, force=False):
