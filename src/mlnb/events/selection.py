@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._base import EventModel, Parameters
+from ._base import EventModel, Parameters, pair_table
 
 __all__ = ["ChiSquaredSelection", "SelectedParameters", "chi_squared"]
 
@@ -168,15 +168,17 @@ class ChiSquaredSelection(EventModel):
 
     def _silenced(self, params_a, params_b):
         """The wrapped model's parameters of a against b with the unselected features
-        silenced, made once per pair (a private attribute of ``params_a``, which model
-        files leave out): the masks and weight tables are not rebuilt per call."""
-        cached = vars(params_a).get("_silenced")
-        if cached is None or cached[0] is not params_b or cached[1] != self._k():
-            mask = self.selected(params_a, params_b)
-            pair = self._inner().silence(params_a.inner, params_b.inner, mask)
-            cached = (params_b, self._k(), *pair)
-            params_a._silenced = cached
-        return cached[2], cached[3]
+        silenced, made once per pair (:func:`~mlnb.events._base.pair_table`): the masks
+        and weight tables are not rebuilt per call."""
+        k = self._k()
+        return pair_table(
+            params_a,
+            params_b,
+            f"selected_{k}",
+            lambda: self._inner().silence(
+                params_a.inner, params_b.inner, self.selected(params_a, params_b)
+            ),
+        )
 
     def score(self, params, X):
         """``log p(x | group)`` of the wrapped model, every feature (selection is a
