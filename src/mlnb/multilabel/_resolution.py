@@ -131,8 +131,7 @@ def candidate_events(X):
 
     sparse = hasattr(X, "tocsr")
     values = X.data if sparse else np.asarray(X, dtype=np.float64)
-    finite = values[np.isfinite(values)] if values.size else values
-    if finite.size and finite.min() < 0:
+    if _has_negative(X):
         models = [Gaussian(var_smoothing=v) for v in (1e-9, 1e-3, 1e-2)] + [BayesianGaussian()]
     else:
         models = [Multinomial(alpha=a) for a in (1.0, 0.1, 0.01)] + [BayesianMultinomial()]
@@ -144,6 +143,13 @@ def candidate_events(X):
         dense = X.toarray() if sparse else values
         models.append(DiscretisedGaussian(precision=weka_precision(dense)))
     return models
+
+
+def _has_negative(X):
+    """Whether rows X (dense or sparse; NaN ignored) hold a negative value."""
+    values = X.data if hasattr(X, "tocsr") else np.asarray(X, dtype=np.float64)
+    finite = values[np.isfinite(values)]
+    return bool(finite.size and finite.min() < 0)
 
 
 def chooses_settings(estimator):
@@ -268,11 +274,7 @@ class _Search(NamedTuple):
 def selects_features(X):
     """Whether a search tries keeping each label's best features (chi-squared, which needs
     non-negative X; and features enough to choose from)."""
-    if X.shape[1] < 4 * MIN_KEPT:
-        return False
-    values = X.data if hasattr(X, "tocsr") else np.asarray(X, dtype=np.float64)
-    finite = values[np.isfinite(values)]
-    return not (finite.size and finite.min() < 0)
+    return X.shape[1] >= 4 * MIN_KEPT and not _has_negative(X)
 
 
 def _kept_counts(n_features, tried):
@@ -286,6 +288,14 @@ def _kept_counts(n_features, tried):
         return grid
     best = max(tried, key=tried.get)
     return [k for k in (best // 2, best * 2) if MIN_KEPT <= k < n_features and k not in tried]
+
+
+def _screen(scores, truth, score):
+    """How well out-of-fold ``scores`` rank: the ``score`` of one threshold for all labels
+    fitted to them (:data:`SCREEN_RULE`), with the sorted scores made for it."""
+    sorted_scores = SortedScores(scores, truth)
+    cut = make_rule(SCREEN_RULE).fit(sorted_scores)
+    return float(score(truth, cut.predict(sorted_scores))), sorted_scores
 
 
 def _with_selected_features(chosen, search, results):
@@ -312,9 +322,7 @@ def _with_selected_features(chosen, search, results):
             engines=search.engines,
         )
         for k, selected in zip(grid, scored, strict=True):
-            sorted_scores = SortedScores(selected.scores, search.truth)
-            cut = make_rule(SCREEN_RULE).fit(sorted_scores)
-            screened[k] = float(search.score(search.truth, cut.predict(sorted_scores)))
+            screened[k], sorted_scores = _screen(selected.scores, search.truth, search.score)
             if best is None or screened[k] > screened[best[0]]:
                 best = (k, selected, sorted_scores)
     if best is None:
@@ -413,9 +421,7 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
         consider(candidate, [(name, fitted[name], tried[name]) for name in fitted])
 
     def screen(candidate, part):  # how well the scores rank: own predict or one cut
-        sorted_scores = SortedScores(candidate.scores, part)
-        cut = make_rule(SCREEN_RULE).fit(sorted_scores)
-        value = float(score(part, cut.predict(sorted_scores)))
+        value, sorted_scores = _screen(candidate.scores, part, score)
         return max(value, float(score(part, candidate.own))), sorted_scores
 
     engines = {}  # the fold statistics of each kind, shared by every candidate
