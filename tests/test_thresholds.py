@@ -431,4 +431,3 @@ def test_rules_fitted_to_some_rows_of_sorted_scores_equal_rules_fitted_to_those_
             np.testing.assert_array_equal(
                 together[name].predict(part), alone.predict(scores[selected]), err_msg=name
             )
-

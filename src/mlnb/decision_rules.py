@@ -71,13 +71,18 @@ def _check(scores, Y=None):
     return scores, (Y != 0)
 
 
-def _label_sort(scores, truth):
+def _label_order(scores):
+    """Each label's rows by decreasing score, (n_labels, n_samples) (each label contiguous:
+    3x faster on delicious's 12920 x 983 out-of-fold scores than sorting along the first
+    axis)."""
+    return np.argsort(-np.ascontiguousarray(scores.T), axis=1)
+
+
+def _label_sort(scores, truth, order=None):
     """Each label's scores in decreasing order and its truth in that order, as rows of two
-    (n_labels, n_samples) arrays (each label contiguous: 3x faster on delicious's 12920 x
-    983 out-of-fold scores than sorting along the first axis)."""
-    columns = np.ascontiguousarray(scores.T)
-    order = np.argsort(-columns, axis=1)
-    ordered = np.take_along_axis(columns, order, axis=1)
+    (n_labels, n_samples) arrays; ``order``: :func:`_label_order` of the scores, if made."""
+    order = _label_order(scores) if order is None else order
+    ordered = np.take_along_axis(np.ascontiguousarray(scores.T), order, axis=1)
     return ordered, np.take_along_axis(np.ascontiguousarray(truth.T), order, axis=1)
 
 
@@ -199,15 +204,12 @@ class SortedScores:
     @cached_property
     def label_order(self):
         """Each label's rows by decreasing score (n_labels x n)."""
-        return np.argsort(-np.ascontiguousarray(self.scores.T), axis=1)
+        return _label_order(self.scores)
 
     @cached_property
     def by_label(self):
         """Each label's scores, decreasing, and its truth in that order (n_labels x n)."""
-        order = self.label_order
-        ordered = np.take_along_axis(np.ascontiguousarray(self.scores.T), order, axis=1)
-        truth = np.ascontiguousarray(self._need_truth().T)
-        return ordered, np.take_along_axis(truth, order, axis=1)
+        return _label_sort(self.scores, self._need_truth(), self.label_order)
 
     def rows(self, selected, sorts=("label_order", "by_row")):
         """The scores (and truth) of the rows where the mask ``selected`` is true, with the
@@ -285,8 +287,7 @@ class _Rule(Registered, BaseEstimator):
         raise NotImplementedError
 
     def predict(self, scores):
-        scores = scores.scores if isinstance(scores, SortedScores) else _check(scores)
-        return (scores >= self._thresholds()).astype(int)
+        return (_sorted(scores).scores >= self._thresholds()).astype(int)
 
 
 class Threshold(_Rule):
