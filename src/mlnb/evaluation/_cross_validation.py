@@ -25,7 +25,7 @@ from sklearn.base import clone
 from sklearn.utils import _safe_indexing
 from sklearn.utils.parallel import Parallel, delayed
 
-from ..labels import is_label_lists, label_matrix
+from ..labels import label_matrix
 from ..metrics import Metric, get_metrics, log_loss
 from ..multilabel import warn_cardinality
 from ..selection import label_scores
@@ -382,8 +382,7 @@ def cross_validate(
     """
     if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
         raise TypeError(f"estimator must have fit and predict methods, got {estimator!r}.")
-    if is_label_lists(Y) or hasattr(Y, "columns"):  # tags or a DataFrame: once, every fold
-        Y, _ = label_matrix(Y)
+    Y = label_matrix(Y)[0]  # tags or a DataFrame coded once, for every fold alike
     multilabel = sp.issparse(Y) or np.ndim(Y) == 2
     if not multilabel and np.ndim(Y) != 1:
         raise ValueError(f"Y must be a 1-D class vector or a 2-D indicator matrix, got {Y!r}.")
