@@ -78,28 +78,17 @@ def cv_value(cv, split):
     return cv
 
 
-def exact_fraction(split, n_samples):
-    """The train fraction that gives exactly ``round(split * n)`` training rows.
-
-    scikit-learn's holdout takes ``floor(f * n)`` training rows and ``ceil((1 - f) * n)``
-    test rows, so ``--split 0.7`` of 1,060 rows asked for 742 + 319 (``1 - 0.7`` is
-    0.30000000000000004) and failed. ``(k + 1/4) / n`` lies a quarter of a row inside the
-    interval that any rounding of ``f * n`` (floor, round, ceil of the test part) maps to
-    ``k`` training and ``n - k`` test rows.
-
-    Examples
-    --------
-    >>> f = exact_fraction(0.7, 1060)
-    >>> import math; math.floor(f * 1060), math.ceil((1.0 - f) * 1060)
-    (742, 318)
-    """
+def checked_split(split, n_samples):
+    """``--split``, checked to leave at least one training and one test row of
+    ``n_samples`` (the evaluation takes exactly ``round(split * n)`` training rows:
+    :func:`mlnb.evaluation.cross_validate` with a train fraction)."""
     n_train = round(split * n_samples)
     if not 0 < n_train < n_samples:
         raise ValueError(
             f"--split {split}: {n_samples} rows give {n_train} training rows; the split needs "
             "at least one training and one test row"
         )
-    return (n_train + 0.25) / n_samples
+    return split
 
 
 def evaluation_data(
@@ -115,7 +104,7 @@ def evaluation_data(
         folds = cv_value(cv, split)
         data = load_data(name, **options)
         if split is not None:
-            folds = exact_fraction(split, data.n_samples)
+            folds = checked_split(split, data.n_samples)
         return data, folds
     if split is not None:
         raise ValueError("--train-test and --split exclude each other: choose one")
