@@ -253,3 +253,46 @@ def test_tuned_thresholds_take_tag_lists_and_keep_their_names():
     np.testing.assert_array_equal(model.predict(X), same.predict(X))
     predicted = to_label_lists(model.predict(X), model.label_names_)
     assert all(set(row) <= {"x", "y", "z"} for row in predicted)
+
+
+def test_prequential_takes_tag_lists_batch_by_batch_as_their_0_1_matrix():
+    """Tags coded batch by batch (a new tag: a new column after the known ones) score as
+    the same stream given as 0/1 matrices, and the model keeps the tags' names."""
+    from mlnb import BinaryRelevance
+    from mlnb.evaluation import prequential
+
+    rng = np.random.default_rng(6)
+    Y = (rng.random((120, 3)) < 0.4).astype(int)
+    Y[:40, 2] = 0  # the third tag first appears in the second batch
+    X = rng.poisson(1.0 + 3 * np.repeat(Y, 2, axis=1))
+    names = np.array(["a", "b", "c"])
+    tags = [list(names[row == 1]) for row in Y]
+    model = BinaryRelevance(events="multinomial", rule="predict")
+    batches = [slice(0, 40), slice(40, 80), slice(80, 120)]
+    with_tags = prequential(model, [(X[b], tags[b]) for b in batches], metrics=["micro_f1"])
+    widths = [2, 3, 3]
+    as_matrix = prequential(
+        BinaryRelevance(events="multinomial", rule="predict"),
+        [(X[b], Y[b, :w]) for b, w in zip(batches, widths, strict=True)],
+        metrics=["micro_f1"],
+    )
+    np.testing.assert_array_equal(with_tags.scores["micro_f1"], as_matrix.scores["micro_f1"])
+    assert model.label_names_.tolist() == ["a", "b", "c"]
+
+
+def test_dask_fit_takes_tag_lists_in_memory_and_keeps_their_names():
+    da = pytest.importorskip("dask.array")
+    from mlnb import BinaryRelevance
+    from mlnb.distributed import fit
+
+    rng = np.random.default_rng(7)
+    Y = (rng.random((90, 3)) < 0.4).astype(int)
+    X = rng.poisson(1.0 + 3 * np.repeat(Y, 2, axis=1)).astype(float)
+    names = np.array(["a", "b", "c"])
+    tags = [list(names[row == 1]) for row in Y]
+    model = fit(
+        BinaryRelevance(events="multinomial", rule="predict"), da.from_array(X, chunks=30), tags
+    )
+    plain = BinaryRelevance(events="multinomial", rule="predict").fit(X, Y)
+    np.testing.assert_allclose(model.decision_function(X), plain.decision_function(X))
+    assert model.label_names_.tolist() == ["a", "b", "c"]

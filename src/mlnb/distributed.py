@@ -60,6 +60,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from .base import adopt_state, check_online, takes_classes
+from .labels import is_label_lists, label_matrix
 from .multilabel import chooses_settings, with_chosen_settings
 
 __all__ = ["fit", "fit_delayed", "predict", "predict_log_proba", "predict_proba", "tree_merge"]
@@ -186,8 +187,12 @@ def fit_delayed(estimator, X, y=None, *, classes=None, sample_weight=None, split
     check_online(estimator, needs_merge=True)
     if y is None:
         raise ValueError("y is required: a label vector, label matrix or label column name(s)")
-    if _is_dask_frame(X) and isinstance(y, (str, list)):
+    if _is_dask_frame(X) and isinstance(y, (str, list)) and not is_label_lists(y):
         X, y = X.drop(columns=y), X[y]
+    names = None
+    if not takes_classes(estimator) and not dask.is_dask_collection(y):
+        y, names = label_matrix(y)  # label lists or a DataFrame in memory: coded once
+        y = y.toarray() if sp.issparse(y) else y
     X_parts = _row_partitions(X, "X")
     y = _aligned(y, X, "y")
     sample_weight = _aligned(sample_weight, X, "sample_weight")
@@ -210,7 +215,15 @@ def fit_delayed(estimator, X, y=None, *, classes=None, sample_weight=None, split
         dask.delayed(_fit_partition)(template, x, t, w, kwargs)
         for x, t, w in zip(X_parts, y_parts, w_parts, strict=True)
     ]
-    return tree_merge(models, split_every)
+    merged = tree_merge(models, split_every)
+    return merged if names is None else dask.delayed(_with_label_names)(merged, names)
+
+
+def _with_label_names(model, names):
+    """The merged model with the names of the labels that were coded before the split."""
+    if model is not None:
+        model.label_names_ = names
+    return model
 
 
 def _settings_of_first_partition(template, X_parts, y_parts, w_parts, kwargs):
@@ -237,11 +250,13 @@ def fit(estimator, X, y=None, *, classes=None, sample_weight=None, split_every=2
         non-empty partition (computed first) and used for every partition.
     X : dask array or dask DataFrame of shape (n_samples, n_features)
         Dense or sparse (``scipy.sparse`` blocks) arrays; any chunking of the columns.
-    y : dask array, dask Series/DataFrame, ndarray, or column name(s) of X
+    y : dask array, dask Series/DataFrame, ndarray, label lists, or column name(s) of X
         Class labels (n_samples,) or a label-indicator matrix (n_samples, n_labels),
         partitioned as X's rows (a Dask array of other row chunks is rechunked; an
-        in-memory array is split along X's chunks). With a DataFrame X, a column name or
-        list of names takes the labels from X and the other columns as features.
+        in-memory array is split along X's chunks). In memory, label lists and a pandas
+        DataFrame are coded once (:mod:`mlnb.labels`), and the model keeps their names.
+        With a DataFrame X, a column name or list of names takes the labels from X and
+        the other columns as features.
     classes : array-like, default=None
         Every class, for single-label classifiers; None computes them from ``y`` first.
     sample_weight : dask array or Series of shape (n_samples,), default=None

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..base import adopt_state, check_online, takes_classes
+from ..labels import label_matrix
 from ..metrics import get_metrics
 from ._report import criterion_label
 
@@ -150,15 +151,20 @@ def prequential(estimator, stream, *, metrics=None, window=None, classes=None, p
     model = clone(estimator)
     chosen, first_rows, first_time = None, 0, 0.0
     scores, n_rows, test_times, train_times = {}, [], [], []
-    for X, Y in stream:
+    names = None  # the labels met so far (label lists and DataFrames: coded batch by batch)
+    for X, given in stream:
         if X.shape[0] == 0:
             continue
+        Y = given
+        if not single_label:  # new labels after the known ones, as the model takes them
+            Y, names = label_matrix(given, names, grow=True)
         Y = _target(Y, single_label)
+        learnt = Y if single_label else given  # the model codes label lists itself
         if chosen is None:
             chosen = _metrics(metrics, Y)
             scores = {name: [] for name in chosen}
             start = time.perf_counter()
-            model.partial_fit(X, Y, **kwargs)
+            model.partial_fit(X, learnt, **kwargs)
             first_rows, first_time = X.shape[0], time.perf_counter() - start
         else:
             start = time.perf_counter()
@@ -168,7 +174,7 @@ def prequential(estimator, stream, *, metrics=None, window=None, classes=None, p
             for name, metric in chosen.items():
                 scores[name].append(float(metric(Y, predicted)))
             start = time.perf_counter()
-            model.partial_fit(X, Y, **kwargs)
+            model.partial_fit(X, learnt, **kwargs)
             train_times.append(time.perf_counter() - start)
             n_rows.append(X.shape[0])
         if progress is not None:
