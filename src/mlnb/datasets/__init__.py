@@ -12,7 +12,8 @@
   ``20ng_bydate``) with Cardoso-Cachopo's cleaning (`clean_text`), and text of one's own:
   ``label<TAB>text`` files, parallel text and label files, a folder per class (in training
   and test folders or not).
-- `make_multilabel`, `make_subset_selection`: synthetic data (NaiBX's power plants).
+- `make_multilabel`, `make_subset_selection`: synthetic data (NaiBX's power plants);
+  `make_extreme_multilabel`: sparse extreme-label data (power-law label frequencies).
 - `describe`: label cardinality, density, imbalance ratio, label sets;
   `describe_dataset` and `describe_text_corpus` describe a whole data set by name,
   cached on disk (``$MLNB_CACHE_DIR``, ``$XDG_CACHE_HOME/mlnb`` or ``~/.cache/mlnb``).
@@ -22,6 +23,7 @@ from ._arff import ArffChunks, ArffError, iter_arff, load_arff
 from ._arff_writer import save_arff
 from ._dataset import Dataset, TrainTest
 from ._describe import LabelStats, describe
+from ._extreme import make_extreme_multilabel
 from ._generators import make_multilabel, make_subset_selection
 from ._registry import data_home, describe_dataset, list_datasets, load_dataset
 from ._table import from_dataframe, load_table
@@ -52,6 +54,7 @@ __all__ = [
     "load_dataset",
     "load_table",
     "load_text_corpus",
+    "make_extreme_multilabel",
     "make_multilabel",
     "make_subset_selection",
     "save_arff",

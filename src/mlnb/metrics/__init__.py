@@ -23,7 +23,9 @@ Ranking criteria of n x L label *scores* (higher = more likely) rather than 0/1
 predictions: ``coverage_error``, ``label_ranking_loss`` and
 ``label_ranking_average_precision_score`` (equal to scikit-learn's), ``one_error``,
 ``roc_auc``, ``average_precision`` (macro or micro) and ``log_loss`` (of probabilities);
-their docstrings state how ties, empty rows and constant labels count.
+their docstrings state how ties, empty rows and constant labels count. Top-k criteria of
+large label spaces (``precision_at_k``, ``ndcg_at_k``, ``psprecision_at_k`` with
+``label_propensities``) take dense scores or a sparse matrix of each row's top scores.
 
 Named criteria (the 11 losses of the dynamic-chains paper, Trajdos and Kurzynski, the
 scores, the single-label ones, the ranking ones, the fast scores of a decision-rule search)
@@ -38,6 +40,7 @@ This package is a leaf: it imports nothing else of mlnb.
 """
 
 from . import _sets  # noqa: F401  (the criteria register where defined; _sets names groups)
+from ._at_k import label_propensities, ndcg_at_k, precision_at_k, psprecision_at_k
 from ._multilabel import (
     f1_score,
     fdr,
@@ -88,11 +91,15 @@ __all__ = [
     "get_metrics",
     "hamming_loss",
     "jaccard_score",
+    "label_propensities",
     "label_ranking_average_precision_score",
     "label_ranking_loss",
     "log_loss",
+    "ndcg_at_k",
     "one_error",
+    "precision_at_k",
     "precision_score",
+    "psprecision_at_k",
     "recall_score",
     "register_metric",
     "register_metric_set",

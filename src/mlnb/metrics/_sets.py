@@ -17,6 +17,8 @@ registered in :data:`~mlnb.metrics.METRICS` by the module that defines it):
   ranking loss, label ranking average precision (scikit-learn's names), one-error
   (Schapire and Singer 2000), macro and micro ROC AUC and average precision, and log
   loss (the last needs probabilities);
+- ``"extreme"``: the top-k criteria of large label spaces (Extreme Classification
+  Repository), on scores too: precision and nDCG at 1, 3 and 5;
 - ``"tuning"``: the fast scores of a decision-rule search (scikit-learn's F1, Jaccard,
   precision and recall with ``zero_division=0``, averaged ``micro``, ``macro``,
   ``samples`` or ``weighted``, and subset accuracy), under the ``scoring`` names of the
@@ -26,7 +28,7 @@ registered in :data:`~mlnb.metrics.METRICS` by the module that defines it):
 
 from __future__ import annotations
 
-from . import _multilabel, _ranking, _single_label  # noqa: F401  (they register their criteria)
+from . import _at_k, _multilabel, _ranking, _single_label  # noqa: F401  (they register theirs)
 from ._counts import SET_AVERAGES, SET_KINDS
 from ._registry import METRICS, register_metric_set
 
@@ -69,9 +71,12 @@ def _register_sets():
             )
         },
     )
+    top_k = [f"{kind}_at_{k}" for kind in ("precision", "ndcg") for k in (1, 3, 5)]
     register_metric_set(
-        "ranking", [name for name, m in METRICS.items() if m.task == "multilabel_scores"]
+        "ranking",
+        [n for n, m in METRICS.items() if m.task == "multilabel_scores" and n not in top_k],
     )
+    register_metric_set("extreme", top_k)
     register_metric_set(
         "tuning",
         {
