@@ -57,6 +57,7 @@ __all__ = [
     "MultiLabelEstimator",
     "MultiLabelNB",
     "count_new_labels",
+    "drop_rule",
     "warn_cardinality",
 ]
 
@@ -393,24 +394,9 @@ class AdditiveLabelNB(MultiLabelNB):
             if first_call:
                 self._settings_given()
             elif self.n_labels_ != n_labels and getattr(self, "rule_", None) is not None:
-                self._drop_rule(n_labels)
+                drop_rule(self, n_labels)
             return self
         return self._fit_resolved(X, y, sample_weight)
-
-    def _drop_rule(self, n_labels):
-        """New labels arrived: a rule fitted to ``n_labels`` labels' scores cannot cut the
-        new ones, so the model's own ``predict`` decides until :meth:`retune` (one
-        warning, and ``chosen_`` says so)."""
-        warnings.warn(
-            f"{type(self).__name__}: the decision rule was fitted to {n_labels} labels and "
-            f"the model now has {self.n_labels_}: it predicts with its own rule until "
-            "retune(X, Y) chooses one again on rows with every label",
-            UserWarning,
-            stacklevel=3,
-        )
-        self.rule_ = None
-        if getattr(self, "chosen_", None):
-            self.chosen_ = {**self.chosen_, "rule": OWN_RULE}
 
     def _given_rule(self):
         """The rule that needs no scores: a fitted rule object, or a given cut, fitted now;
@@ -512,6 +498,25 @@ class AdditiveLabelNB(MultiLabelNB):
             name = OWN_RULE if best[1] is None else rule_name(best[1])
             self.chosen_ = {**self.chosen_, "rule": name}
         return self
+
+
+def drop_rule(estimator, n_labels):
+    """New labels arrived: a rule fitted to ``n_labels`` labels' scores cannot cut the
+    new ones, so the model's own ``predict`` decides from now on (one warning, and
+    ``chosen_`` says so; a model with ``retune`` chooses again on rows you give)."""
+    again = "retune(X, Y) chooses one again on rows with every label"
+    if not hasattr(estimator, "retune"):
+        again = "it is fitted again"
+    warnings.warn(
+        f"{type(estimator).__name__}: the decision rule was fitted to {n_labels} labels and "
+        f"the model now has {estimator.n_labels_}: it predicts with its own rule until "
+        f"{again}",
+        UserWarning,
+        stacklevel=4,
+    )
+    estimator.rule_ = None
+    if getattr(estimator, "chosen_", None):
+        estimator.chosen_ = {**estimator.chosen_, "rule": OWN_RULE}
 
 
 def _learns_nothing(rule):

@@ -53,7 +53,9 @@ __all__ = [
     "OWN_RULE",
     "TUNED",
     "Resolution",
+    "RuleChoice",
     "candidate_events",
+    "choose_rule",
     "chooses_settings",
     "finite_scores",
     "is_tuned",
@@ -239,6 +241,91 @@ def wins_by_one_standard_error(score, truth, richer, plainer, folds):
     return bool(np.mean(gains) > standard_error)
 
 
+def _climb(best, plainest, score, truth, folds):
+    """The setting chosen from ``best`` (tier -> (score, candidate, rule name, fitted rule,
+    labels), tiers of :func:`_tier`): from ``plainest`` (None: the best of all, no climb),
+    the best of each richer tier replaces the choice only if it wins by one standard error
+    (:func:`wins_by_one_standard_error`)."""
+    if plainest is None:
+        return max(best.values(), key=lambda option: option[0])
+    chosen, tiers = plainest, sorted(best)
+    for tier in tiers:
+        richer = max((best[t] for t in tiers if t <= tier), key=lambda option: option[0])
+        if richer[1] is chosen[1] and richer[2] == chosen[2]:
+            continue
+        if wins_by_one_standard_error(score, truth, richer[4], chosen[4], folds):
+            chosen = richer
+    return chosen
+
+
+def _rules_to_try(rule):
+    """The rules a search fits: every rule of :mod:`mlnb.decision_rules` (``rule`` None),
+    none (``"predict"``), or the one given."""
+    if rule is None:
+        return {name: make_rule(name) for name in RULES}
+    return {} if rule == OWN_RULE else {_name(rule): make_rule(rule)}
+
+
+class RuleChoice(NamedTuple):
+    """What :func:`choose_rule` chose: ``rule_name``, the fitted ``rule`` (None: the
+    model's own labels), its ``predicted`` labels (cross-fitted) and the micro F1 of every
+    rule tried, ``results``."""
+
+    rule_name: str
+    rule: object
+    predicted: np.ndarray
+    results: dict
+
+
+def choose_rule(scores, own, truth, *, rule=None, random_state=0):
+    """The decision rule of one model, chosen on held-out label scores as the defaults'
+    search chooses it: its own labels unless a classic rule, then a richer one, wins by one
+    standard error of micro F1 over the folds, every rule judged cross-fitted.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples, n_labels)
+        Label scores of rows the model did not learn from (out of fold, or out of bag).
+    own : ndarray of shape (n_samples, n_labels)
+        The model's own 0/1 labels of the same rows.
+    truth : ndarray of shape (n_samples, n_labels)
+    rule : None, "predict", rule name or unfitted rule object
+        None: every rule and the own labels; otherwise that one only.
+    random_state : int
+        The folds of the cross-fitting.
+
+    Returns
+    -------
+    RuleChoice
+    """
+    score = set_scorer("f1_micro")
+    truth = np.asarray(truth, dtype=np.int8)
+    own = np.asarray(own, dtype=np.int8)
+    with_own = rule is None or rule == OWN_RULE
+    if truth.shape[0] < 2:  # nothing to cross-fit: the own labels, or the rule fitted
+        if with_own:
+            return RuleChoice(OWN_RULE, None, own, {})
+        fitted = make_rule(rule).fit(finite_scores(scores), truth)
+        return RuleChoice(_name(rule), fitted, fitted.predict(finite_scores(scores)), {})
+    folds = _folds(truth.shape[0], random_state)
+    rules = _rules_to_try(rule)
+    options = [(OWN_RULE, None, own)] if with_own else []
+    if rules:
+        sorted_scores = SortedScores(finite_scores(scores), truth)
+        fitted = fit_rules(rules, sorted_scores)
+        tried = _cross_fitted(rules, sorted_scores, folds)
+        options += [(name, fitted[name], tried[name]) for name in fitted]
+    best, results = {}, {}
+    for name, fitted_rule, predicted in options:
+        value = results[name] = float(score(truth, predicted))
+        tier = _tier(name)
+        if tier not in best or value > best[tier][0]:
+            best[tier] = (value, None, name, fitted_rule, predicted)
+    plainest = (results[OWN_RULE], None, OWN_RULE, None, own) if with_own else None
+    _, _, name, fitted_rule, predicted = _climb(best, plainest, score, truth, folds)
+    return RuleChoice(name, fitted_rule, predicted, results)
+
+
 def _cross_fitted(rules, sorted_scores, folds):
     """Each rule's label sets with every fold's rows decided by the rule fitted to the
     other folds' scores: an estimate free of the optimism of a rule judged on the scores
@@ -391,11 +478,7 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
         )
         return Resolution(candidates[0], None, OWN_RULE, total, {}, np.nan, np.nan)
     folds = _folds(n_samples, getattr(estimator, "random_state", None) or 0)
-    rules = (
-        {name: make_rule(name) for name in RULES}
-        if rule is None
-        else ({} if rule == OWN_RULE else {_name(rule): make_rule(rule)})
-    )
+    rules = _rules_to_try(rule)
     with_own = rule is None or rule == OWN_RULE
 
     # the best setting of each tier: 0 the model's own predict, 1 the classic rules, 2 the
@@ -458,18 +541,8 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
         for _, _, candidate, sorted_scores in finalists:
             with_rules(candidate, sorted_scores)
     search = _Search(template, X, Y, folds, sample_weight, engines, truth, score, rules)
-    tiers = sorted(best)
-    if with_own:  # start from the plainest setting; a richer one must earn its place
-        chosen = (None, plain, OWN_RULE, None, plain.own)
-    else:
-        chosen = max(best.values(), key=lambda option: option[0])
-        tiers = []
-    for tier in tiers:
-        richer = max((best[t] for t in tiers if t <= tier), key=lambda option: option[0])
-        if richer[1] is chosen[1] and richer[2] == chosen[2]:
-            continue
-        if wins_by_one_standard_error(score, truth, richer[4], chosen[4], folds):
-            chosen = richer
+    plainest = (None, plain, OWN_RULE, None, plain.own) if with_own else None
+    chosen = _climb(best, plainest, score, truth, folds)
     # the event model searched: its features too; with a fitted rule only (the silenced
     # features' terms no longer balance the others', which shifts the 0.5 rule's cut)
     if events is None and rule != OWN_RULE and selects_features(X):
