@@ -100,7 +100,7 @@ def make_model(benchmark, library, dataset):
             "br": lambda: mlnb.BinaryRelevance(events=events, rule="predict"),
             "cc": lambda: mlnb.ClassifierChain(events=events, rule="predict"),
             "ecc": lambda: mlnb.EnsembleClassifierChains(
-                n_chains=N_CHAINS, events=events, random_state=SEED
+                n_chains=N_CHAINS, events=events, rule="predict", random_state=SEED
             ),
         }[benchmark]()
     if library == "sklearn":

@@ -84,7 +84,7 @@ def chain_loop(module):
 
 
 def fit_predict(X_train, Y_train, X_test):
-    model = mlnb.DynamicChainEnsemble(n_chains=20, base="knn", random_state=0)
+    model = mlnb.DynamicChainEnsemble(n_chains=20, base="knn", rule="predict", random_state=0)
     return model.fit(X_train, Y_train).predict(X_test)
 
 

@@ -168,16 +168,23 @@ def make_method(name, seed, dataset=None, X_train=None):
     if METHODS.get(name, MethodSpec("", None, "")).base == "nb":
         weka = {"events": weka_events(dataset, X_train), "prior_alpha": 1.0}
     plain = {"max_imbalance": None, "feature_selection": None}
+    # the vote at 0.5 (eq. 22): rule="predict" on every ensemble
     makers = {
-        "DCE": lambda: DynamicChainEnsemble(n_chains=20, random_state=seed, **weka),
-        "ECC": lambda: DynamicChainEnsemble(n_chains=20, order="random", random_state=seed, **weka),
+        "DCE": lambda: DynamicChainEnsemble(n_chains=20, rule="predict", random_state=seed, **weka),
+        "ECC": lambda: DynamicChainEnsemble(
+            n_chains=20, rule="predict", order="random", random_state=seed, **weka
+        ),
         "GA": lambda: GeneticChainEnsemble(n_chains=20, random_state=seed, **weka),
         "OOCC": lambda: OOCC(n_orders=20, random_state=seed, **weka),
-        "ECC-raw": lambda: EnsembleClassifierChains(n_chains=20, random_state=seed, **weka),
-        "kNN-DCE": lambda: DynamicChainEnsemble(n_chains=20, base="knn", random_state=seed),
+        "ECC-raw": lambda: EnsembleClassifierChains(
+            n_chains=20, rule="predict", random_state=seed, **weka
+        ),
+        "kNN-DCE": lambda: DynamicChainEnsemble(
+            n_chains=20, rule="predict", base="knn", random_state=seed
+        ),
         "kNN-GA": lambda: GeneticChainEnsemble(n_chains=20, base="knn", random_state=seed),
         "kNN-ECC": lambda: DynamicChainEnsemble(
-            n_chains=20, base="knn", order="random", random_state=seed
+            n_chains=20, rule="predict", base="knn", order="random", random_state=seed
         ),
         "kNN-OOCC": lambda: OOCC(n_orders=20, base="knn", random_state=seed),
         "kNN-GA-plain": lambda: GeneticChainEnsemble(
@@ -186,13 +193,17 @@ def make_method(name, seed, dataset=None, X_train=None):
         "kNN-OOCC-plain": lambda: OOCC(n_orders=20, base="knn", random_state=seed, **plain),
         "kNN-DC": lambda: KNNChain(order="local_f1", random_state=seed),
         "DCE-gauss": lambda: DynamicChainEnsemble(
-            n_chains=20, events="gaussian", random_state=seed
+            n_chains=20, rule="predict", events="gaussian", random_state=seed
         ),
         "DCE-b5": lambda: DynamicChainEnsemble(
-            n_chains=20, beta=5.0, events="gaussian", random_state=seed
+            n_chains=20, rule="predict", beta=5.0, events="gaussian", random_state=seed
         ),
         "DCE-b5-floor": lambda: DynamicChainEnsemble(
-            n_chains=20, beta=5.0, events=Gaussian(var_smoothing=0.11), random_state=seed
+            n_chains=20,
+            rule="predict",
+            beta=5.0,
+            events=Gaussian(var_smoothing=0.11),
+            random_state=seed,
         ),
         "kNN-CC": lambda: KNNChain(order=None, random_state=seed),
     }

@@ -176,6 +176,7 @@ def bagged_br(seed, base_estimator=None):
         base_estimator=base_estimator,
         random_state=seed,
         events="gaussian",
+        rule="predict",  # the paper's vote at 0.5
     )
 
 
@@ -192,15 +193,27 @@ def make_method(name, seed):
     makers = {
         "BR-J48": lambda: bagged_br(seed, j48(seed)),
         "CC-J48": lambda: EnsembleClassifierChains(
-            n_chains=K, sample_fraction=FRACTION, base_estimator=j48(seed), random_state=seed
+            n_chains=K,
+            sample_fraction=FRACTION,
+            base_estimator=j48(seed),
+            rule="predict",
+            random_state=seed,
         ),
         "BR-SVM": lambda: bagged_br(seed, svm()),
         "CC-SVM": lambda: EnsembleClassifierChains(
-            n_chains=K, sample_fraction=FRACTION, base_estimator=svm(), random_state=seed
+            n_chains=K,
+            sample_fraction=FRACTION,
+            base_estimator=svm(),
+            rule="predict",
+            random_state=seed,
         ),
         "BR-NB": lambda: bagged_br(seed),
         "CC-NB": lambda: EnsembleClassifierChains(
-            n_chains=K, sample_fraction=FRACTION, random_state=seed, events="gaussian"
+            n_chains=K,
+            sample_fraction=FRACTION,
+            random_state=seed,
+            events="gaussian",
+            rule="predict",
         ),
         "BR-kNN": lambda: BaggedKNNBR(random_state=seed),
         "CC-kNN": lambda: DynamicChainEnsemble(
@@ -210,6 +223,7 @@ def make_method(name, seed):
             sample_fraction=FRACTION,
             max_imbalance=None,
             feature_selection=None,
+            rule="predict",
             random_state=seed,
         ),
     }

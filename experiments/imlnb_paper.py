@@ -82,7 +82,9 @@ def methods(events):
     return {
         "MLNB": BinaryRelevance(events=events, rule="predict"),
         "CC-NB": ClassifierChain(events=events, rule="predict"),
-        "ECC-NB": EnsembleClassifierChains(events=events, n_chains=10, random_state=SEED),
+        "ECC-NB": EnsembleClassifierChains(
+            events=events, n_chains=10, rule="predict", random_state=SEED
+        ),
         "iMLNB": IMLNB(events=events, rule="predict"),
         "iMLNB-FP": IMLNB(events=events, rule="predict", fixed_point=True),
     }

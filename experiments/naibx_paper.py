@@ -92,12 +92,14 @@ def make_method(name, events, dense, n_chains):
     if name == "CC-NB":
         return ClassifierChain(events=events, rule="predict")
     if name == "ECC-NB":
-        return EnsembleClassifierChains(n_chains=n_chains, events=events, random_state=0)
+        return EnsembleClassifierChains(
+            n_chains=n_chains, events=events, rule="predict", random_state=0
+        )
     if name == "CC-SVM":
         return ClassifierChain(base_estimator=svm(dense))
     if name == "ECC-SVM":
         return EnsembleClassifierChains(
-            n_chains=n_chains, base_estimator=svm(dense), random_state=0
+            n_chains=n_chains, base_estimator=svm(dense), rule="predict", random_state=0
         )
     if name == "RAkEL-SVM":
         return RAkEL(k=3, n_subsets=10, base_estimator=svm(dense), random_state=0)

@@ -167,10 +167,10 @@ def _compare_with_before(name, events):
         "IMLNB": lambda: IMLNB(events=events, rule="predict"),
         "NaiBX": lambda: NaiBX(events=events, rule="predict"),
         "EnsembleClassifierChains": lambda: EnsembleClassifierChains(
-            events=events, n_chains=3, random_state=0
+            events=events, n_chains=3, rule="predict", random_state=0
         ),
         "BaggedBinaryRelevance": lambda: BaggedBinaryRelevance(
-            events=events, n_estimators=3, random_state=0
+            events=events, n_estimators=3, rule="predict", random_state=0
         ),
     }
     for method, make in makers.items():

@@ -77,6 +77,7 @@ def test_members_vote_and_the_mean_is_thresholded_at_one_half():
 def test_soft_voting_averages_the_members_probabilities(base, order):
     X, Y = continuous_labels(6, n=240)
     settings = {"n_chains": 3, "base": base, "order": order, "beta": 2.0, "random_state": 0}
+    settings["rule"] = "predict"  # the vote at 0.5
     soft = DynamicChainEnsemble(voting="soft", **settings).fit(X[:160], Y[:160])
     hard = DynamicChainEnsemble(**settings).fit(X[:160], Y[:160])
     for a, b in zip(soft.feature_masks_, hard.feature_masks_, strict=True):
@@ -381,6 +382,7 @@ def test_predict_in_orders_is_the_ensemble_refitted_with_that_order(base):
     """Fixed orders draw nothing: an ensemble fitted with order o is the same ensemble."""
     X, Y = continuous_labels(4, n=300)
     settings = {"n_chains": 3, "base": base, "n_neighbors": 3, "random_state": 1}
+    settings["rule"] = "predict"  # predict_in_orders gives the vote
     model = DynamicChainEnsemble(order=None, **settings).fit(X[:200], Y[:200])
     orders = [np.array([4, 2, 0, 1, 3]), np.arange(5)[::-1]]
     labels = model.predict_in_orders(X[200:], orders)

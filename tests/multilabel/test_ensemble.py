@@ -32,7 +32,12 @@ def test_each_member_equals_a_chain_fitted_on_its_sample(bootstrap):
     X, Y = dependent_labels(1, counts=True)
     K, seed = 5, 11
     ensemble = EnsembleClassifierChains(
-        n_chains=K, events="multinomial", bootstrap=bootstrap, voting="soft", random_state=seed
+        n_chains=K,
+        events="multinomial",
+        bootstrap=bootstrap,
+        voting="soft",
+        rule="predict",
+        random_state=seed,
     ).fit(X, Y)
     rng = check_random_state(seed)
     orders = [rng.permutation(Y.shape[1]) for _ in range(K)]
@@ -103,7 +108,12 @@ def test_every_prediction_path_equals_the_members(events, inference, budget, mon
     X, Y = dependent_labels(4, counts=events != "gaussian" and events != "bayesian_gaussian")
     K, seed = 3, 5
     ensemble = EnsembleClassifierChains(
-        n_chains=K, events=events, inference=inference, voting="soft", random_state=seed
+        n_chains=K,
+        events=events,
+        inference=inference,
+        voting="soft",
+        rule="predict",
+        random_state=seed,
     ).fit(X, Y)
     rng = check_random_state(seed)
     orders = [rng.permutation(Y.shape[1]) for _ in range(K)]

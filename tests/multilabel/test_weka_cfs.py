@@ -557,7 +557,12 @@ def test_ensemble_member_masks_are_weka_cfs_of_its_kept_rows(shared_dataset, sel
 def test_ensemble_with_weka_cfs_fits_and_predicts_medical(shared_dataset):
     train, test = shared_dataset("medical", "train"), shared_dataset("medical", "test")
     model = DynamicChainEnsemble(
-        n_chains=2, events="bernoulli", feature_selection="cfs-weka", beta=1.0, random_state=0
+        n_chains=2,
+        events="bernoulli",
+        feature_selection="cfs-weka",
+        beta=1.0,
+        rule="predict",
+        random_state=0,
     ).fit(train.X, train.Y)
     proba = model.predict_proba(test.X)
     assert proba.shape == test.Y.shape and set(np.unique(proba)) <= {0.0, 0.5, 1.0}

@@ -25,6 +25,7 @@ from ._knn_members import choose_neighbours, knn_chain_labels, share_log_odds, t
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._neighbourhood import divide_columns, feature_scale
 from ._orders import is_local_f1, local_f1_orders
+from ._out_of_bag import OutOfBag
 
 __all__ = ["KNNMembers", "NBMembers", "members_of"]
 
@@ -94,6 +95,22 @@ class _Members:
     def member_scores(self, inputs, member, orders):
         """A member's label scores in each of ``orders``, (len(orders), n, L)."""
         raise NotImplementedError
+
+    def member_outputs(self, inputs, member, orders):
+        """A member's (:meth:`member_scores`, :meth:`labels`) in each of ``orders``."""
+        return self.member_scores(inputs, member, orders), self.labels(inputs, member, orders)
+
+    def out_of_bag(self, X, in_bag, beta, *, soft=False):
+        """The members' scores and vote of the rows each did not learn from
+        (:class:`~._out_of_bag.OutOfBag`); ``in_bag``: each member's rows, X validated."""
+        inputs = self.inputs(X)
+        held_out = OutOfBag(X.shape[0], self.ensemble.n_labels_, soft=soft)
+        for member, rows in enumerate(in_bag):
+            scores, labels = self.member_outputs(
+                inputs, member, self.orders(inputs, member, [beta])
+            )
+            held_out.add(scores[0], labels[0], rows)
+        return held_out
 
     def scores_in_orders(self, X, orders):
         """The members' mean label scores in each fixed order, (len(orders), n, L)."""
@@ -225,19 +242,24 @@ class NBMembers(_Members):
 
     def labels(self, inputs, member, orders):
         """Greedy chains: ``orders`` (k, L) fixed orders or (k, n, L) one per row."""
-        return self._searched(inputs, member, orders, 0)
+        return self._searched(inputs, member, orders)[0]
 
     def member_scores(self, inputs, member, orders):
         """The greedy chains' log-odds of every label along their paths, clipped."""
-        log_odds = self._searched(inputs, member, orders, 1)
-        return np.clip(log_odds, -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
+        return self.member_outputs(inputs, member, orders)[0]
 
-    def _searched(self, inputs, member, orders, part):
-        """Part 0 (labels) or 1 (conditional log-odds) of the member's greedy searches."""
+    def member_outputs(self, inputs, member, orders):
+        """The greedy chains' clipped log-odds and labels, from one search."""
+        labels, log_odds = self._searched(inputs, member, orders)
+        return np.clip(log_odds, -LOG_ODDS_BOUND, LOG_ODDS_BOUND), labels
+
+    def _searched(self, inputs, member, orders):
+        """The labels and conditional log-odds of the member's greedy searches."""
         model = self.model(member)
         base, (weight, absent) = self.log_odds(member, inputs[1], model), model[2]
         search = greedy_search if orders.ndim == 2 else dynamic_greedy_search
-        return np.stack([search(base, weight, absent, order)[part] for order in orders])
+        found = [search(base, weight, absent, order) for order in orders]
+        return np.stack([f[0] for f in found]), np.stack([f[1] for f in found])
 
 
 class KNNMembers(_Members):

@@ -22,6 +22,7 @@ from ..base.validation import COUNT, LOG_ODDS_BOUND, N_JOBS, VERBOSE, check_labe
 from ..limits import Cost
 from ._base import NB_CONSTRAINTS, VOTING, MultiLabelEstimator
 from ._labels import binary_classes
+from ._out_of_bag import RULE_CONSTRAINT, OutOfBag, apply_rule, settle_rule
 from ._progress import run_members
 from ._sampling import chain_draws
 from ._tuned_events import choose_events, member_events
@@ -48,6 +49,12 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
     voting : {"hard", "soft"}, default="hard"
         "hard": :meth:`predict_proba` is the share of members predicting each label;
         "soft": the mean of their probabilities. ``predict`` thresholds it at 0.5.
+    rule : "tuned", "predict", rule name or rule object, default="tuned"
+        The decision. ``"predict"``: the vote at 0.5; ``"tuned"``: the vote unless a rule
+        of :mod:`mlnb.decision_rules` fitted to :meth:`decision_function` wins by one
+        standard error of micro F1 on the training rows scored out of bag (each by the
+        members that did not see it; ``rule_``, ``chosen_``); a rule name or object: that
+        rule, fitted out of bag; a fitted rule (``chosen_params_``): as given.
     prior_alpha : float, default=0.0
         As :class:`BinaryRelevance`.
     base_estimator : classifier or None, default=None
@@ -95,6 +102,7 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         sample_fraction=0.66,
         bootstrap=False,
         voting="hard",
+        rule="tuned",
         prior_alpha=0.0,
         base_estimator=None,
         random_state=None,
@@ -107,6 +115,7 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         self.sample_fraction = sample_fraction
         self.bootstrap = bootstrap
         self.voting = voting
+        self.rule = rule
         self.prior_alpha = prior_alpha
         self.base_estimator = base_estimator
         self.random_state = random_state
@@ -123,6 +132,7 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         "sample_fraction": [Interval(Real, 0, 1, closed="right")],
         "bootstrap": ["boolean"],
         "voting": [VOTING],
+        "rule": RULE_CONSTRAINT,
         "base_estimator": [HasMethods(["fit", "predict"]), None],
         "n_jobs": N_JOBS,
         "verbose": VERBOSE,
@@ -176,7 +186,16 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
             prefer="threads",
         )
         self.estimators_ = list(members)
+        out = (memberships == 0).any()
+        settle_rule(self, Y, lambda: self._out_of_bag(X, memberships), any_out=out)
         return self
+
+    def _out_of_bag(self, X, memberships):
+        """Every member's scores and labels of the rows out of its sample."""
+        held_out = OutOfBag(X.shape[0], self.n_labels_, soft=self.voting == "soft")
+        for k, member in enumerate(self.estimators_):
+            held_out.add(member.decision_function(X), member.predict(X), memberships[:, k] > 0)
+        return held_out
 
     def _fit_member(self, X, Y, weight, times):
         """A member fitted on its sample: each row repeated ``times`` times."""
@@ -234,5 +253,6 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         return np.mean(scores, axis=0)
 
     def predict(self, X):
-        """``[vote > 0.5]`` for every label (the vote of :meth:`predict_proba`)."""
-        return (self.predict_proba(X) > 0.5).astype(int)
+        """``[vote > 0.5]`` for every label (the vote of :meth:`predict_proba`), or the
+        fitted ``rule_`` on :meth:`decision_function`."""
+        return apply_rule(self, X, lambda X: (self.predict_proba(X) > 0.5).astype(int))

@@ -48,7 +48,9 @@ from ._labels import binary_classes, resolve_order
 from ._members import members_of
 from ._neighbourhood import fill_missing, validation_mask
 from ._orders import BETAS, is_local_f1, resolve_orders, search_beta
+from ._out_of_bag import RULE_CONSTRAINT, apply_rule, settle_rule
 from ._progress import Progress, run_members
+from ._resolution import OWN_RULE
 from ._tuned_events import choose_events
 from ._weka_cfs import weka_cfs_masks
 
@@ -137,6 +139,12 @@ class DynamicChainEnsemble(MultiLabelNB):
         22); "soft": the mean of their probabilities (the logistic of each member's label
         score, as in :meth:`decision_function`), which ranks finely. ``predict`` thresholds
         it at 0.5, and ``beta="auto"`` searches with the same vote.
+    rule : "tuned", "predict", rule name or rule object, default="tuned"
+        The decision. ``"predict"``: the vote at 0.5 (the paper's); ``"tuned"``: the vote
+        unless a rule of :mod:`mlnb.decision_rules` fitted to :meth:`decision_function`
+        wins by one standard error of micro F1 on the training rows scored out of bag
+        (each by the members that did not see it; ``rule_``, ``chosen_``); a rule name or
+        object: that rule, fitted out of bag; a fitted rule (``chosen_params_``): as given.
     prior_alpha, label_alpha : float
         As :class:`ClassifierChain`.
     random_state : int, RandomState or None, default=None
@@ -190,6 +198,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         validation_fraction=0.4,
         scale=True,
         voting="hard",
+        rule="tuned",
         prior_alpha=0.0,
         label_alpha=1.0,
         random_state=None,
@@ -210,6 +219,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         self.validation_fraction = validation_fraction
         self.scale = scale
         self.voting = voting
+        self.rule = rule
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
         self.random_state = random_state
@@ -229,6 +239,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         "beta": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "scale": ["boolean"],
         "voting": [VOTING],
+        "rule": RULE_CONSTRAINT,
     }
 
     def _dynamic(self):
@@ -287,7 +298,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         self.feature_masks_ = []
         self.orders_ = None if self._dynamic() else []
         self.validation_X_, self.validation_Y_, self.validation_predicted_ = [], [], []
-        self._fit_members(features, Y, weight, rng, members)
+        in_bag = self._fit_members(features, Y, weight, rng, members)
         self.beta_ = None
         if self._dynamic():
             auto = isinstance(self.beta, str)
@@ -296,6 +307,13 @@ class DynamicChainEnsemble(MultiLabelNB):
                 if auto
                 else float(self.beta)
             )
+        soft = self._soft()
+        settle_rule(
+            self,
+            Y,
+            lambda: members_of(self).out_of_bag(X, in_bag, self.beta_, soft=soft),
+            any_out=any(len(rows) < X.shape[0] for rows in in_bag),
+        )
         return self
 
     def _fit_members(self, features, Y, weight, rng, members):
@@ -310,6 +328,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         """
         n_members = int(self.n_chains)
         progress = Progress(type(self).__name__, n_members, self.verbose)
+        in_bag = []  # each member's training and validation rows
         while len(self.feature_masks_) < n_members:
             ahead = min(effective_n_jobs(self.n_jobs), n_members - len(self.feature_masks_))
             plans = [self._draw_member(Y, rng) for _ in range(ahead)]
@@ -329,9 +348,11 @@ class DynamicChainEnsemble(MultiLabelNB):
                     cap_selection(mask, int(self.max_features), rng)
                     order = self._draw_order(Y.shape[1], rng)
                 self._add_member(members, Y, train, validation, keep, mask, order)
+                in_bag.append(np.concatenate([train, validation]))
                 progress.step()
                 if cut:
                     break
+        return in_bag
 
     def _draw_member(self, Y, rng):
         """One member's draws: training and validation rows, kept rows, the state of
@@ -394,7 +415,12 @@ class DynamicChainEnsemble(MultiLabelNB):
         )
 
         def fold_labels(train, test):
-            settings = {"beta": 1.0, "random_state": rng.randint(2**31 - 1), "verbose": 0}
+            settings = {
+                "beta": 1.0,
+                "random_state": rng.randint(2**31 - 1),
+                "verbose": 0,
+                "rule": OWN_RULE,  # the folds judge the vote
+            }
             inner = clone(self).set_params(**settings, **members.fold_settings())
             fold_weight = None if sample_weight is None else weight[train]
             inner.fit(X[train], Y[train], sample_weight=fold_weight)
@@ -489,8 +515,9 @@ class DynamicChainEnsemble(MultiLabelNB):
         return members_of(self).scores(X, self.beta_)
 
     def predict(self, X):
-        """``[mean over members > 0.5]`` for every label (Trajdos and Kurzynski, eq. 22)."""
-        return (self.predict_proba(X) > 0.5).astype(int)
+        """``[mean over members > 0.5]`` for every label (Trajdos and Kurzynski, eq. 22),
+        or the fitted ``rule_`` on :meth:`decision_function`."""
+        return apply_rule(self, X, lambda X: (self.predict_proba(X) > 0.5).astype(int))
 
 
 class _Uncut:

@@ -137,6 +137,7 @@ class _ValidatedOrders(MultiLabelEstimator):
             feature_selection=self.feature_selection,
             max_features=self.max_features,
             beta=1.0,  # not used with a fixed order
+            rule="predict",  # its labels in given orders are what the ensemble uses
             prior_alpha=self.prior_alpha,
             label_alpha=self.label_alpha,
             random_state=seed,
