@@ -157,6 +157,13 @@ def test_explicit_settings_give_the_models_of_before_bit_for_bit(name, events):
         _compare_with_before(name, events)
 
 
+#: Ensembles whose members' log-odds were clipped at +-745 before their mean: now only
+#: +-inf is bounded (so that scores rank, and a cut fitted to them keeps its place), so
+#: their scores differ by design; their labels are compared (tests/multilabel/
+#: test_out_of_bag.py checks the new scores).
+BOUND_BEFORE = ("EnsembleClassifierChains", "BaggedBinaryRelevance")
+
+
 def _compare_with_before(name, events):
     before = _before()
     data = load_dataset(name)
@@ -177,7 +184,7 @@ def _compare_with_before(name, events):
         model = make().fit(X, Y)
         key = f"{name}/{events}/{method}"
         np.testing.assert_array_equal(model.predict(X_test), before[key + "/predict"], key)
-        if key + "/decision_function" in before:
+        if key + "/decision_function" in before and method not in BOUND_BEFORE:
             np.testing.assert_array_equal(
                 np.asarray(model.decision_function(X_test), dtype=float),
                 before[key + "/decision_function"],

@@ -48,6 +48,10 @@ def test_bagged_out_of_bag_scores_are_those_of_the_members_that_did_not_see_the_
     rows = out.any(axis=0)[:, 0]
     expected = (scores * out).sum(axis=0)[rows] / out.sum(axis=0)[rows]
     np.testing.assert_allclose(held_out.scores(), expected, rtol=1e-12)
+    # and the scores a rule cuts at prediction: the members' mean, +-inf alone bounded
+    np.testing.assert_array_equal(
+        model.decision_function(X), np.clip(scores, -1e300, 1e300).mean(axis=0)
+    )
 
 
 @pytest.mark.parametrize("name", ENSEMBLES)
@@ -113,3 +117,17 @@ def test_online_ecc_keeps_the_rule_of_its_first_batch_until_new_labels():
     with pytest.warns(UserWarning, match="fitted to 6 labels and the model now has 7"):
         model.partial_fit(X[150:], grown)
     assert model.rule_ is None and model.chosen_["rule"] == "predict"
+
+
+@pytest.mark.parametrize("name", ENSEMBLES)
+def test_scores_beyond_745_keep_their_order_and_the_rule_its_place(name):
+    """Far-apart classes give log-odds of thousands: clipped at +-745 they tied, and a cut
+    fitted out of bag below -745 then took every label (genbase: 22 labels per row)."""
+    rng = np.random.RandomState(1)
+    Y = (rng.rand(200, 3) < 0.3).astype(int)
+    X = np.hstack([Y * 50.0, Y * 50.0]) + rng.normal(0, 1, (200, 6))
+    model = ENSEMBLES[name](events="gaussian", rule="threshold").fit(X[:150], Y[:150])
+    scores = model.decision_function(X[150:])
+    assert np.abs(scores).max() > 745
+    assert len(np.unique(scores)) > 0.9 * scores.size  # no ties at the bound
+    np.testing.assert_array_equal(model.predict(X[150:]), Y[150:])

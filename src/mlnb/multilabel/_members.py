@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ..base.validation import LOG_ODDS_BOUND
 from ..events.auto import is_rule
 from ..missing import has_missing
 from ..stats import GroupStats
@@ -26,6 +25,7 @@ from ._label_model import feature_log_odds, feature_parameters, label_log_odds, 
 from ._neighbourhood import divide_columns, feature_scale
 from ._orders import is_local_f1, local_f1_orders
 from ._out_of_bag import OutOfBag
+from ._resolution import finite_scores
 
 __all__ = ["KNNMembers", "NBMembers", "members_of"]
 
@@ -84,7 +84,7 @@ class _Members:
 
     def scores(self, X, beta):
         """Soft label scores, (n, L), X validated: the members' mean path log-odds (Naive
-        Bayes members, clipped at +-745; kNN members: of their neighbour votes)."""
+        Bayes members, +-inf bounded; kNN members: of their neighbour votes)."""
         inputs = self.inputs(X)
         total = np.zeros((X.shape[0], self.ensemble.n_labels_))
         for member in range(self.n_members):
@@ -245,13 +245,14 @@ class NBMembers(_Members):
         return self._searched(inputs, member, orders)[0]
 
     def member_scores(self, inputs, member, orders):
-        """The greedy chains' log-odds of every label along their paths, clipped."""
+        """The greedy chains' log-odds of every label along their paths (+-inf bounded)."""
         return self.member_outputs(inputs, member, orders)[0]
 
     def member_outputs(self, inputs, member, orders):
-        """The greedy chains' clipped log-odds and labels, from one search."""
+        """The greedy chains' log-odds (finite ones as they are, +-inf bounded: a cut
+        fitted to their mean keeps its place) and labels, from one search."""
         labels, log_odds = self._searched(inputs, member, orders)
-        return np.clip(log_odds, -LOG_ODDS_BOUND, LOG_ODDS_BOUND), labels
+        return finite_scores(log_odds), labels
 
     def _searched(self, inputs, member, orders):
         """The labels and conditional log-odds of the member's greedy searches."""

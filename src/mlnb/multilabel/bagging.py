@@ -18,12 +18,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ..base.validation import COUNT, LOG_ODDS_BOUND, N_JOBS, VERBOSE, check_label_matrix
+from ..base.validation import COUNT, N_JOBS, VERBOSE, check_label_matrix
 from ..limits import Cost
 from ._base import NB_CONSTRAINTS, VOTING, MultiLabelEstimator
 from ._labels import binary_classes
 from ._out_of_bag import RULE_CONSTRAINT, OutOfBag, apply_rule, settle_rule
 from ._progress import run_members
+from ._resolution import finite_scores
 from ._sampling import chain_draws
 from ._tuned_events import choose_events, member_events
 from .binary_relevance import BinaryRelevance
@@ -243,13 +244,9 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
 
     def decision_function(self, X):
         """Soft label scores for ranking and thresholding, (n_samples, n_labels): the mean
-        of the members' log-odds (each clipped at +-745, where a double's probability is 0
-        or 1)."""
+        of the members' log-odds (finite ones as they are, +-inf bounded)."""
         X = self._checked(X)
-        scores = [
-            np.clip(member.decision_function(X), -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
-            for member in self.estimators_
-        ]
+        scores = [finite_scores(member.decision_function(X)) for member in self.estimators_]
         return np.mean(scores, axis=0)
 
     def predict(self, X):

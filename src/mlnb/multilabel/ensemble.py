@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..base.state import atomic, check_mergeable
-from ..base.validation import COUNT, LOG_ODDS_BOUND, N_JOBS, VERBOSE, check_label_matrix
+from ..base.validation import COUNT, N_JOBS, VERBOSE, check_label_matrix
 from ..limits import Cost
 from ..stats import GroupStats
 from ._base import NB_CONSTRAINTS, MultiLabelNB, count_new_labels, drop_rule
@@ -34,6 +34,7 @@ from ._label_model import feature_log_odds, feature_parameters, label_log_odds, 
 from ._labels import binary_classes, extended_order
 from ._out_of_bag import RULE_CONSTRAINT, OutOfBag, apply_rule, settle_rule
 from ._progress import run_members
+from ._resolution import finite_scores
 from ._sampling import chain_draws, sample_memberships
 from ._tuned_events import choose_events
 from .chain import ClassifierChain
@@ -447,12 +448,13 @@ class EnsembleClassifierChains(MultiLabelNB):
         """Soft-voting label scores for ranking and thresholding, (n_samples, n_labels).
 
         The mean over chains of each chain's log-odds of every label along its predicted
-        path, finite (at most 745 in absolute value, where a double's probability is 0 or
-        1): unlike the vote fractions of hard voting, it ranks rows and labels finely.
+        path, finite log-odds as they are (+-inf, a constant label, bounded): unlike the
+        vote fractions of hard voting, it ranks rows and labels finely, and a cut fitted
+        to it (``rule_``) keeps its place.
         """
         total = None
         for _, log_odds in self._chain_outputs(X, log_odds=True):
-            part = np.clip(log_odds, -LOG_ODDS_BOUND, LOG_ODDS_BOUND).sum(axis=0)
+            part = finite_scores(log_odds).sum(axis=0)
             total = part if total is None else total + part
         return total / int(self.n_chains)
 
