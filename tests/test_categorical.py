@@ -14,6 +14,7 @@ from mlnb.events import (
     BayesianCategorical,
     Categorical,
     CategoricalParameters,
+    categorical_model,
     count_categories,
     make_event_model,
 )
@@ -420,3 +421,74 @@ def test_from_statistics_recovers_the_input_width():
     assert classifier.from_statistics(stats, classes=[0, 1]).n_features_in_ == 5
     mixed = mlnb.events.Mixed(blocks=[("gaussian", [0]), (Categorical(), slice(1, None))])
     assert mixed.input_width(mixed.prepared_width(5)) == 5
+
+
+# ---- the one-hot and the weight table of prediction (issue #31) ----------------------------
+def _one_hot_by_hand(X, codes):
+    """The prepared CSR of dense codes, entry by entry (the definition of ``prepare``)."""
+    start = np.concatenate([[0], np.cumsum(np.asarray(codes) - 1)])
+    rows, columns = [], []
+    for i, row in enumerate(X):
+        for v, code in enumerate(row):
+            if code:
+                rows.append(i)
+                columns.append(start[v] + int(code) - 1)
+    return sp.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(X), start[-1]))
+
+
+@pytest.mark.parametrize("block", [1, 5, 64, 1 << 17])
+def test_dense_one_hot_is_exact_in_any_block_size(block, monkeypatch):
+    monkeypatch.setattr(categorical_model, "_ONE_HOT_BLOCK", block)
+    X, y = nominal_data(97, seed=3)
+    model = Categorical(n_categories=8)
+    prepared = model.prepare(X)
+    expected = _one_hot_by_hand(X, [8] * X.shape[1])
+    for got in (prepared, model.prepare(sp.csr_matrix(X))):
+        assert got.has_canonical_format
+        np.testing.assert_array_equal(got.indptr, expected.indptr)
+        np.testing.assert_array_equal(got.indices, expected.indices)
+        np.testing.assert_array_equal(got.data, expected.data)
+    assert model.prepare(X[:0]).shape == (0, 7 * X.shape[1])
+    fitted = mlnb.CategoricalNB().fit(X, y)  # the layout: 16 codes per feature
+    params = fitted.params_
+    by_hand = _one_hot_by_hand(X, [16] * X.shape[1]) @ params.log_odds.T
+    by_hand = by_hand + params.log_base_sum + fitted.class_log_prior_
+    for rows in (X, sp.csr_matrix(X)):  # bit for bit, dense and sparse, any block size
+        np.testing.assert_array_equal(fitted.predict_joint_log_proba(rows), by_hand)
+
+
+def test_a_bad_code_is_named_by_its_row_in_any_block(monkeypatch):
+    monkeypatch.setattr(categorical_model, "_ONE_HOT_BLOCK", 8)  # 2 rows of 4 features
+    X, y = nominal_data(50)
+    model = categorical_nb(1.0).fit(X, y)
+    bad = X.copy()
+    bad[[9, 31], 2] = [2.5, 40]  # rows in the 5th and 16th blocks: the first is named
+    with pytest.raises(ValueError, match=r"feature 2 \(row 9\) has the value 2.5.*integer"):
+        model.predict(bad)
+    bad[9, 2] = 0
+    with pytest.raises(ValueError, match=r"feature 2 \(row 31\) has the value 40"):
+        model.predict(bad)
+
+
+def test_weight_table_is_made_once_per_fitted_state_and_not_saved(tmp_path):
+    X, y = nominal_data(120, seed=6)
+    model = mlnb.CategoricalNB().fit(X[:60], y[:60])
+    first = model.predict_joint_log_proba(X)
+    table = model.params_.weights()
+    assert model.params_.weights() is table  # kept: predictions reuse it
+    assert table.flags.c_contiguous
+    np.testing.assert_array_equal(table, model.params_.log_odds.T)
+    save(model, tmp_path / "model.mlnb")
+    again = load(tmp_path / "model.mlnb")
+    assert "_weights" not in vars(again.params_)  # a cache, not a fitted value
+    np.testing.assert_array_equal(again.predict_joint_log_proba(X), first)
+    # new statistics give new parameters, hence a new table: never a stale one
+    whole = mlnb.CategoricalNB().fit(X, y).predict_joint_log_proba(X)
+    chunked = mlnb.CategoricalNB().fit(X[:60], y[:60])
+    chunked.predict(X)
+    chunked.partial_fit(X[60:], y[60:])
+    np.testing.assert_allclose(chunked.predict_joint_log_proba(X), whole, rtol=0, atol=1e-12)
+    merged = mlnb.CategoricalNB().fit(X[:60], y[:60])
+    merged.predict(X)
+    merged.merge(mlnb.CategoricalNB().fit(X[60:], y[60:]))
+    np.testing.assert_allclose(merged.predict_joint_log_proba(X), whole, rtol=0, atol=1e-12)
