@@ -296,6 +296,88 @@ def test_classes_given_may_hold_unseen_classes(client):
     assert model.class_count_[-1] == 0
 
 
+def assert_identical(got, expected):
+    """The same classes and statistics, bit for bit."""
+    np.testing.assert_array_equal(got.classes_, expected.classes_)
+    assert got.classes_.dtype == expected.classes_.dtype
+    fields = ("count", "sums", "m2", "total_count", "total_sums", "total_m2", "observed")
+    for field in fields:
+        want, have = getattr(expected.stats_, field), getattr(got.stats_, field)
+        assert (have is None) == (want is None), field
+        if want is not None:
+            np.testing.assert_array_equal(have, want, err_msg=field)
+
+
+@pytest.mark.parametrize(("estimator", "kind", "sparse"), SINGLE_LABEL, ids=_ids(SINGLE_LABEL))
+def test_classes_learnt_by_partitions_equal_classes_given(client, estimator, kind, sparse):
+    """Issue #31: without ``classes`` every partition learns its own (the first partition
+    lacks class 2, the second is empty) and the merge aligns them: the very model fitted
+    with every class given, and the in-memory fit."""
+    X, y, _ = _data(kind)
+    learnt = mlnb_dask.fit(clone(estimator), _dask(X, sparse), _dask(y))
+    given = mlnb_dask.fit(clone(estimator), _dask(X, sparse), _dask(y), classes=[0, 1, 2])
+    assert_identical(learnt, given)
+    X_test = X[::3]
+    np.testing.assert_array_equal(learnt.predict_proba(X_test), given.predict_proba(X_test))
+    assert_same_model(learnt, clone(estimator).fit(X, y), X_test)
+
+
+def test_classes_learnt_by_partitions_keep_the_label_type(client):
+    X, y, _ = _data("gaussian")
+    names = np.array(["a", "bb", "ccc"])[y]  # the longest name in one partition only
+    learnt = mlnb_dask.fit(GaussianNB(), _dask(X), _dask(names))
+    assert_identical(learnt, mlnb_dask.fit(GaussianNB(), _dask(X), _dask(names), classes=names))
+    expected = GaussianNB().fit(X, names)
+    assert learnt.classes_.dtype == expected.classes_.dtype
+    assert_same_model(learnt, expected, X[::3])
+
+
+def test_fit_without_classes_reads_y_once():
+    """No first pass over y for its classes: each partition of y is computed once, in the
+    graph that fits the partition models (the first pass loaded every partition twice)."""
+    dask = pytest.importorskip("dask")
+    X, y, _ = _data("counts")
+    bounds = np.cumsum((0, *CHUNKS))
+    loads = []
+
+    def load_y(part):  # a partition's classes, as read from a file
+        loads.append(part)
+        return y[bounds[part] : bounds[part + 1]]
+
+    parts = [dask.delayed(load_y)(part) for part in range(len(CHUNKS))]
+    sizes = zip(parts, CHUNKS, strict=True)
+    y_dask = da.concatenate([da.from_delayed(p, shape=(n,), dtype=y.dtype) for p, n in sizes])
+    with dask.config.set(scheduler="synchronous"):  # the counter in this thread
+        model = mlnb_dask.fit(MultinomialNB(), _dask(X), y_dask)
+    assert len(loads) == len(set(loads))  # none twice (Dask may skip the empty one)
+    assert set(loads) >= {part for part, n in enumerate(CHUNKS) if n}
+    assert_same_model(model, MultinomialNB().fit(X, y), X[::3])
+
+
+def test_x_and_y_of_one_source_are_computed_once():
+    """X and y read together (one load per partition) are loaded once by the fit."""
+    dask = pytest.importorskip("dask")
+    X, y, _ = _data("counts")
+    bounds = np.cumsum((0, *CHUNKS))
+    loads = []
+
+    def load(part):  # a partition's rows and classes, as read from one file
+        loads.append(part)
+        rows = slice(bounds[part], bounds[part + 1])
+        return X[rows], y[rows]
+
+    parts = list(zip([dask.delayed(load)(p) for p in range(len(CHUNKS))], CHUNKS, strict=True))
+    X_dask = da.concatenate(
+        [da.from_delayed(p[0], shape=(n, X.shape[1]), dtype=X.dtype) for p, n in parts]
+    )
+    y_dask = da.concatenate([da.from_delayed(p[1], shape=(n,), dtype=y.dtype) for p, n in parts])
+    with dask.config.set(scheduler="synchronous"):  # the counter in this thread
+        model = mlnb_dask.fit(MultinomialNB(), X_dask, y_dask)
+    assert len(loads) == len(set(loads))  # none twice (Dask may skip the empty one)
+    assert set(loads) >= {part for part, n in enumerate(CHUNKS) if n}
+    assert_same_model(model, MultinomialNB().fit(X, y), X[::3])
+
+
 # ---- prediction ---------------------------------------------------------------------------
 @pytest.mark.parametrize("sparse", [False, True])
 def test_predict_by_blocks_equals_predict(client, sparse):
