@@ -612,6 +612,26 @@ print("sklearn" in sys.modules)
     assert lines[1].startswith("False") and lines[2] == "True"
 
 
+@pytest.mark.parametrize("argument", ["--version", "--help"])
+def test_start_up_loads_no_numerical_library(argument):
+    """Issue #31: ``mlnb --version`` and ``--help`` import neither numpy nor scipy.sparse
+    (nor the mlnb modules that need them); the commands import them when they run."""
+    code = f"""
+import sys
+from mlnb.cli import main
+try:
+    main([{argument!r}], prog_name="mlnb")
+except SystemExit:
+    pass
+heavy = ("numpy", "scipy", "sklearn", "pandas", "matplotlib")
+print(sorted(m for m in sys.modules if m.split(".")[0] in heavy))
+print(sorted(m for m in sys.modules if m.startswith("mlnb.") and not m.startswith("mlnb.cli")))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-2:] == ["[]", "[]"], out.stdout
+
+
 def test_compare_prints_a_readable_report(tmp_path):
     out = tmp_path / "cmp"
     result = invoke(

@@ -24,8 +24,9 @@ Modules by concern: :mod:`._terminal` (tables, progress, one-line errors), :mod:
 (criteria and cross-validation; ``mlnb evaluate``), :mod:`._compare` (``mlnb compare``) and
 :mod:`._showcase` (``mlnb bench`` and ``mlnb demo``). This module holds the command group.
 
-Importing this module does not import scikit-learn (``mlnb --version`` and ``--help`` stay
-fast once the package itself imports lazily); the commands import what they use.
+Importing this module imports neither numpy, scipy nor scikit-learn (nor the mlnb modules
+that need them), so that ``mlnb --version`` and ``--help`` stay fast: the commands import
+what they use when they run.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ import click
 from ._compare import DEFAULT_COMPARE_METHODS, PLOTTED, compare  # noqa: F401
 from ._data import datasets
 from ._data import xy as _xy  # noqa: F401
-from ._evaluation import SINGLE_LABEL_CRITERIA, evaluate  # noqa: F401
 from ._evaluation import cv_scores as _scores  # noqa: F401
+from ._evaluation import evaluate
 from ._models import fit, predict
 from ._models import make_estimator as _estimator  # noqa: F401
 from ._options import METRIC_SET_NAMES  # noqa: F401
@@ -48,6 +49,15 @@ from ._showcase import bench, demo
 from ._terminal import Failure, Progress, one_line_warnings, version  # noqa: F401
 
 __all__ = ["main"]
+
+
+def __getattr__(name):
+    """``SINGLE_LABEL_CRITERIA``, made on first use (it loads the metric registry)."""
+    if name == "SINGLE_LABEL_CRITERIA":
+        from . import _evaluation
+
+        return _evaluation.single_label_criteria()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _print_version(ctx, param, value):

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 
-from ..metrics import get_metric_set
 from ._data import data_kind, describe_data, evaluation_data
 from ._evaluation import metric_names, run_all
 from ._inputs import GENERATED
@@ -33,10 +32,6 @@ from ._terminal import Failure, reported
 
 __all__ = ["DEFAULT_COMPARE_METHODS", "PLOTTED", "compare"]
 
-# whether greater is better, for the criteria of text corpora (named as the command shows them)
-_TEXT_DIRECTIONS = {name: m.greater_is_better for name, m in get_metric_set("text").items()}
-
-
 DEFAULT_COMPARE_METHODS = ("br", "cc", "ecc", "naibx", "imlnb", "dce")
 
 
@@ -44,6 +39,14 @@ PLOTTED = {
     "multilabel": ("example_f1_loss", "hamming", "macro_f1_loss", "train_time"),
     "text": ("accuracy", "macro_f1", "train_time"),
 }
+
+
+def _text_directions():
+    """Whether greater is better, for the criteria of text corpora (named as the command
+    shows them)."""
+    from ..metrics import get_metric_set
+
+    return {name: m.greater_is_better for name, m in get_metric_set("text").items()}
 
 
 @click.command()
@@ -176,7 +179,7 @@ def compare(
         chosen,
         data_names,
         alpha=alpha,
-        greater_is_better=_TEXT_DIRECTIONS if kind == "text" else None,
+        greater_is_better=_text_directions() if kind == "text" else None,
         plotted=plotted if plots else (),
         title=f"mlnb compare: {len(chosen)} methods on {len(data_names)} data sets",
         protocol=_protocol(cv, split, train_test, stratify, seed, threshold, params),

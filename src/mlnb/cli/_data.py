@@ -4,8 +4,9 @@ loading itself is in :mod:`._inputs`)."""
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import click
-import numpy as np
 
 from ._inputs import (
     GENERATED,
@@ -33,7 +34,7 @@ __all__ = [
 
 def n_folds(folds):
     """The folds of a --cv, --split or --train-test value."""
-    if isinstance(folds, int | np.integer):
+    if isinstance(folds, Integral):  # numpy's integers too
         return int(folds)
     if isinstance(folds, float):
         return 1
@@ -108,6 +109,7 @@ def evaluation_data(
         return data, folds
     if split is not None:
         raise ValueError("--train-test and --split exclude each other: choose one")
+    import numpy as np
     from sklearn.model_selection import PredefinedSplit
 
     train, test = load_train_test(name, **options)

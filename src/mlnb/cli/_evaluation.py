@@ -9,9 +9,7 @@ import time
 import warnings
 
 import click
-import numpy as np
 
-from ..metrics import get_metric_set, get_metrics
 from ._data import evaluation_data, loader_missing, n_folds, xy
 from ._inputs import is_text, load_data
 from ._methods import describe_methods, parse_params
@@ -34,25 +32,39 @@ from ._options import (
 )
 from ._terminal import Progress, echo_table, reported, table_columns
 
-__all__ = ["SINGLE_LABEL_CRITERIA", "cv_scores", "evaluate", "metric_names", "run_all"]
+__all__ = ["cv_scores", "evaluate", "metric_names", "run_all", "single_label_criteria"]
 
 
-# The criteria of single-label text corpora, by the names the command shows (scores, higher
-# is better; for one class per row the micro averages equal accuracy, reported because users
-# look for them): the registry's "text" set.
-SINGLE_LABEL_CRITERIA = {name: m.function for name, m in get_metric_set("text").items()}
+def single_label_criteria():
+    """The criteria of single-label text corpora, by the names the command shows (scores,
+    higher is better; for one class per row the micro averages equal accuracy, reported
+    because users look for them): the registry's "text" set. Also ``SINGLE_LABEL_CRITERIA``,
+    made on first use: the metric registry imports scipy, which ``--help`` does not need."""
+    from ..metrics import get_metric_set
+
+    return {name: m.function for name, m in get_metric_set("text").items()}
+
+
+def __getattr__(name):
+    """``SINGLE_LABEL_CRITERIA``: :func:`single_label_criteria`, made on first use (PEP 562)."""
+    if name == "SINGLE_LABEL_CRITERIA":
+        return single_label_criteria()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def metric_names(metrics, data):
     """The criteria --metrics asks for on ``data`` (None: the default), checked up front."""
+    from ..metrics import get_metrics
+
     if metrics is None:
         return None
     if is_text(data):
-        wrong = [n for n in metrics if n not in SINGLE_LABEL_CRITERIA]
+        criteria = single_label_criteria()
+        wrong = [n for n in metrics if n not in criteria]
         if wrong:
             raise ValueError(
                 f"--metrics: {data.name} is a single-label text corpus, scored by "
-                f"{', '.join(SINGLE_LABEL_CRITERIA)}; got {', '.join(wrong)}"
+                f"{', '.join(criteria)}; got {', '.join(wrong)}"
             )
         return list(metrics)
     resolved = get_metrics(metrics)
@@ -119,17 +131,18 @@ def _choices_in_words(choices):
 
 def _text_scores(estimator, X, y, metrics, options):
     """The single-label criteria (``metrics``, default all) of a text cross-validation."""
+    import numpy as np
+
     from ..evaluation import cross_validate
 
+    criteria = single_label_criteria()
     result = cross_validate(
         estimator, X, y, metrics="sl_accuracy", return_predictions=True, **options
     )
     folds = list(zip(result.test_indices, result.predictions, strict=True))
     scores = {
-        name: float(
-            np.mean([SINGLE_LABEL_CRITERIA[name](y[test], predicted) for test, predicted in folds])
-        )
-        for name in metrics or SINGLE_LABEL_CRITERIA
+        name: float(np.mean([criteria[name](y[test], predicted) for test, predicted in folds]))
+        for name in metrics or criteria
     }
     times = result.mean()
     return {**scores, "train_time": times["train_time"], "test_time": times["test_time"]}

@@ -29,6 +29,9 @@ prediction files whose label values are all missing (MEKA's ``?``), the loaders'
 ``unknown_labels="allow"``, which gives a data set without ``Y``. The provided split of a
 file is a training file with its test file beside it (``yeast-train.arff``,
 ``yeast-test.arff``: ``test`` for ``train`` in the name).
+
+The loaders (:mod:`mlnb.datasets`, which imports scipy) and numpy are imported by the
+functions that use them, so that ``mlnb --version`` and ``--help`` do not load them.
 """
 
 from __future__ import annotations
@@ -38,21 +41,10 @@ import gzip
 import inspect
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ..datasets import (
-    Dataset,
-    TrainTest,
-    clean_text,
-    load_dataset,
-    load_text_corpus,
-    make_multilabel,
-)
-from ..datasets._dataset import concatenate
-from ..datasets._files import is_arff, load_file, load_file_pair
-from ..datasets._table import is_table
-from ..datasets._text import VARIANTS, corpus_name
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "GENERATED",
@@ -75,12 +67,13 @@ GENERATED = {
 }
 
 # Single-label text corpora by their names: (the paper's cleaning, the cleanings the source
-# allows). The old names r8_allterms and r8_noshort are r8 with one cleaning (TEXT_ALIASES);
-# "20ng" stays the multi-label set ng20 here, as it always was in the command.
+# allows; None: every one of mlnb.datasets' VARIANTS). The old names r8_allterms and
+# r8_noshort are r8 with one cleaning (TEXT_ALIASES); "20ng" stays the multi-label set ng20
+# here, as it always was in the command.
 TEXT_CORPORA = {
     "webkb": ("stemmed", ("stemmed",)),
-    "r8": ("all-terms", VARIANTS),
-    "20ng_bydate": ("stemmed", VARIANTS),
+    "r8": ("all-terms", None),
+    "20ng_bydate": ("stemmed", None),
 }
 TEXT_ALIASES = ("r8_allterms", "r8_noshort")
 
@@ -120,10 +113,14 @@ def is_text(data):
 
 
 def _text(corpus, name, variant, from_file):
+    import numpy as np
+
     return TextData(list(corpus.documents), np.asarray(corpus.labels), name, variant, from_file)
 
 
 def _text_pair(pair, name, variant, *, from_file):
+    from ..datasets import TrainTest
+
     return TrainTest(
         _text(pair.train, f"{name}-train", variant, from_file),
         _text(pair.test, f"{name}-test", variant, from_file),
@@ -133,6 +130,9 @@ def _text_pair(pair, name, variant, *, from_file):
 def _file_kind(path):
     """The kind of a data file: "arff", "table" (CSV, Parquet), "text", "folder" (text, a
     folder per class) or "archive" (20 Newsgroups .tar.gz)."""
+    from ..datasets._files import is_arff
+    from ..datasets._table import is_table
+
     name = path.name.lower()
     if path.is_dir():
         return "folder"
@@ -207,9 +207,13 @@ def _label_file(labels, name):
 
 def _text_corpus(name, data_dir, variant, labels):
     """A named text corpus (canonical name or old name) as a TrainTest of TextData."""
+    from ..datasets import load_text_corpus
+    from ..datasets._text import VARIANTS, corpus_name
+
     _check_no_labels(name, labels)
     canonical, fixed = corpus_name(name)
     default, allowed = TEXT_CORPORA[canonical]
+    allowed = VARIANTS if allowed is None else allowed
     if fixed is not None:
         if variant not in (None, fixed):
             raise ValueError(
@@ -230,6 +234,8 @@ def _text_corpus(name, data_dir, variant, labels):
 def _text_file(path, variant, labels, want_pair):
     """A text file: ``label<TAB>text`` lines, documents with --labels FILE, or unlabelled
     documents one per line; with ``want_pair`` the training file and its test file."""
+    from ..datasets import clean_text, load_text_corpus
+
     label_file = _label_file(labels, path.name)
     if want_pair:
         pair = load_text_corpus(path, variant=variant, labels=label_file, split="train_test")
@@ -263,6 +269,9 @@ def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True
     accept a file whose label values are all missing (rows to predict; ``Y`` is None);
     ``pair``: a file given by path is read with its test file (the data's provided split).
     """
+    from ..datasets import Dataset, load_dataset, make_multilabel
+    from ..datasets._text import VARIANTS
+
     if variant is not None and variant not in VARIANTS:
         raise ValueError(f"--variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
     if name in GENERATED:
@@ -300,6 +309,9 @@ def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True
 
 def _load_path(path, variant, missing, labels, unlabelled, pair):
     """A data file or text folder given by path (see `_load`)."""
+    from ..datasets import TrainTest, load_text_corpus
+    from ..datasets._files import load_file, load_file_pair
+
     kind = _file_kind(path)
     if kind in ("arff", "table"):
         _check_no_variant(variant, path.name)
@@ -330,6 +342,8 @@ def load_data(
     of a text corpus or file; ``missing``, ``labels``, ``unlabelled``: ARFF input (see the
     module docstring).
     """
+    from ..datasets import TrainTest
+
     loaded = _load(name, data_dir, variant, missing, labels, unlabelled)
     if not isinstance(loaded, TrainTest):
         return loaded
@@ -344,6 +358,8 @@ def load_train_test(name, *, data_dir=None, variant=None, missing="error", label
     A file given by path is a training file with its test file beside it (``test`` for
     ``train`` in its name).
     """
+    from ..datasets import TrainTest
+
     try:
         loaded = _load(name, data_dir, variant, missing, labels, pair=True)
     except ValueError as error:
@@ -357,6 +373,10 @@ def load_train_test(name, *, data_dir=None, variant=None, missing="error", label
 
 def join(train, test, *, name):
     """Rows of ``train`` followed by the rows of ``test``, as one data object."""
+    import numpy as np
+
+    from ..datasets._dataset import concatenate
+
     if is_text(train):
         labelled = train.labels is not None and test.labels is not None
         return TextData(

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import inspect
 import time
+from numbers import Integral
 from pathlib import Path
 
 import click
-import numpy as np
 
-from ..io import load, read_metadata, save
 from ._data import data_kind, loader_missing, xy
 from ._inputs import TEXT_CORPORA, is_text, load_data
 from ._methods import (
@@ -39,6 +38,14 @@ from ._options import (
 from ._terminal import naming, reported, write_text
 
 __all__ = ["fit", "is_text_model", "make_estimator", "predict"]
+
+
+def save(estimator, path, *, metadata=None):
+    """:func:`mlnb.io.save`, imported when a model is saved: it loads scipy, which
+    ``mlnb --version`` and ``--help`` do not need."""
+    from ..io import save as save_model
+
+    save_model(estimator, path, metadata=metadata)
 
 
 def _strategy(threshold):
@@ -246,6 +253,8 @@ def _update(model, data, output, params, threshold, tfidf, *, quiet, **loading):
             "--update continues a saved model as it is: -p, --threshold and --tfidf apply to a "
             "new fit only"
         )
+    from ..io import load, read_metadata
+
     estimator = load(model)
     metadata = read_metadata(model)
     if is_text_model(estimator):
@@ -286,6 +295,8 @@ _FILE_KEYS = ("format_version", "mlnb_version", "class")
 
 def _rows_seen(estimator):
     """The (weighted) rows a model's statistics hold, or None if it does not say."""
+    import numpy as np
+
     for name in ("feature_stats_", "size_stats_"):
         stats = getattr(estimator, name, None)
         if stats is not None and hasattr(stats, "total_count"):
@@ -350,6 +361,10 @@ def predict(model, data, output, part, proba, variant, missing, labels, data_dir
       mlnb predict 20ng.mlnb messages.txt --variant stemmed
       mlnb predict music.mlnb Music_missing_classes.arff --no-proba
     """
+    import numpy as np
+
+    from ..io import load, read_metadata
+
     estimator = load(model)
     metadata = read_metadata(model)
     dataset = _prediction_data(
@@ -413,6 +428,8 @@ def predict(model, data, output, part, proba, variant, missing, labels, data_dir
 
 def _summary(predicted, data):
     """What ``predicted`` holds, in a few words: rows and labels (or classes) per row."""
+    import numpy as np
+
     if np.ndim(predicted) == 1:
         classes = len(set(np.asarray(predicted).tolist()))
         return (
@@ -467,7 +484,7 @@ def _n_labels(estimator):
     """The labels a fitted multi-label model predicts, or None if it does not say."""
     for part in (estimator, getattr(estimator, "estimator_", None)):
         n = getattr(part, "n_labels_", None)
-        if isinstance(n, int | np.integer):
+        if isinstance(n, Integral):  # numpy's integers too
             return int(n)
     return None
 

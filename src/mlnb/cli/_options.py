@@ -10,7 +10,6 @@ from pathlib import Path
 
 import click
 
-from ..metrics import METRIC_SETS, METRICS, get_metric_set
 from ._terminal import Failure
 
 __all__ = [
@@ -231,7 +230,7 @@ stratify_option = click.option(
 
 
 # Names of the multi-label criteria sets shown in help and errors.
-METRIC_SET_NAMES = ("dynamic_chains", "naibx", "ranking")
+METRIC_SET_NAMES = ("dynamic_chains", "naibx", "ranking", "extreme")
 
 
 def threshold_words():
@@ -248,6 +247,8 @@ def _metrics_value(ctx, param, values):
         return None
     if not names:
         raise click.BadParameter("give at least one metric or set name", ctx, param)
+    from ..metrics import METRIC_SETS, METRICS
+
     unknown = [n for n in names if n not in METRICS and n not in METRIC_SETS]
     if unknown:
         raise click.BadParameter(
@@ -281,18 +282,19 @@ def _threshold_value(ctx, param, value):
     return number
 
 
-metrics_option = click.option(
-    "--metrics",
-    "metrics",
-    multiple=True,
-    metavar="NAMES",
-    callback=_metrics_value,
-    help="Criteria, by name or set name (comma-separated or repeated). Multi-label data: "
-    "sets dynamic_chains (the default), naibx, ranking (coverage, ranking loss, LRAP, "
-    "one-error, macro/micro ROC AUC and average precision of the label scores, log loss of "
-    "the probabilities), or names such as micro_f1, macro_f1, hamming, label_ranking_loss "
-    "(all: mlnb.metrics.METRICS). Text corpora: " + ", ".join(get_metric_set("text")) + ".",
-)
+def metrics_help():
+    """--metrics' help, naming the text criteria of the metric registry (:mod:`mlnb.metrics`)."""
+    from ..metrics import get_metric_set
+
+    return (
+        "Criteria, by name or set name (comma-separated or repeated). Multi-label data: "
+        "sets dynamic_chains (the default), naibx, ranking (coverage, ranking loss, LRAP, "
+        "one-error, macro/micro ROC AUC and average precision of the label scores, log loss "
+        "of the probabilities), or names such as micro_f1, macro_f1, hamming, "
+        "label_ranking_loss (all: mlnb.metrics.METRICS). Text corpora: "
+        + ", ".join(get_metric_set("text"))
+        + "."
+    )
 
 
 def threshold_help():
@@ -317,8 +319,8 @@ def threshold_help():
 class LazyHelpOption(click.Option):
     """A click option whose help text is made by ``help_text()`` each time it is shown.
 
-    So it names what a registry holds then; and reading the rule registry imports
-    scikit-learn, which ``mlnb --version`` and the command list do not need.
+    So it names what a registry holds then; and reading the rule or metric registry imports
+    scikit-learn or scipy, which ``mlnb --version`` and the command list do not need.
     """
 
     def __init__(self, *args, help_text, **kwargs):
@@ -343,6 +345,16 @@ threshold_option = click.option(
     metavar="RULE",
     default=None,
     callback=_threshold_value,
+)
+
+metrics_option = click.option(
+    "--metrics",
+    "metrics",
+    multiple=True,
+    metavar="NAMES",
+    cls=LazyHelpOption,
+    help_text=metrics_help,
+    callback=_metrics_value,
 )
 
 

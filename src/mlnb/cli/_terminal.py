@@ -14,8 +14,6 @@ import time
 
 import click
 
-from ..io import ModelFileError
-
 __all__ = [
     "Failure",
     "Progress",
@@ -70,7 +68,7 @@ def reported(command):
             raise  # click's own: usage errors (exit code 2), --help, Ctrl-C
         except OSError as error:
             raise Failure(os_error_message(error)) from None
-        except (ValueError, TypeError, ModelFileError, ImportError) as error:
+        except (ValueError, TypeError, ImportError) as error:  # ModelFileError: a ValueError
             raise Failure(str(error)) from None
         except MemoryError:
             raise Failure(
