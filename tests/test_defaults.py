@@ -397,6 +397,29 @@ def test_large_data_screen_on_one_fold_then_score_the_finalists_on_every_fold(mo
             assert value == full.results[events][name]
 
 
+def test_large_data_screen_the_numbers_of_features_kept_on_one_fold(monkeypatch):
+    """Above SCREEN_ENTRIES the numbers of features kept are screened on the first fold
+    too; only the best one is then scored on every fold."""
+    from mlnb.multilabel import _resolution
+
+    calls, original = [], _resolution._out_of_fold
+
+    def spy(template, candidates, *args, only=None, **kwargs):
+        calls.append(([repr(c) for c in candidates], only))
+        return original(template, candidates, *args, only=only, **kwargs)
+
+    monkeypatch.setattr(_resolution, "_out_of_fold", spy)
+    monkeypatch.setattr(_resolution, "SCREEN_ENTRIES", 0)
+    X, Y = _counts(seed=3, n=200, n_features=64)
+    resolve_settings(BinaryRelevance(), X, sp.csr_matrix(Y), rule="threshold")
+    kept = [(names, only) for names, only in calls if "ChiSquared" in names[0]]
+    assert len(kept) >= 2
+    assert all(only == [0] for _, only in kept[:-1])
+    assert kept[-1][1] is None and len(kept[-1][0]) == 1  # the best number, every fold
+    screened = {name for names, _ in kept[:-1] for name in names}
+    assert kept[-1][0][0] in screened
+
+
 def test_each_rule_is_judged_on_folds_it_was_not_fitted_to():
     """A rule's reported out-of-fold micro F1 is that of label sets where every fold is
     decided by the rule fitted to the other folds' out-of-fold scores (cross-fitted), not

@@ -82,9 +82,10 @@ SCREEN_RULE = "threshold"
 FINALISTS = 2
 #: The fewest features per label a search keeps (:func:`selects_features`).
 MIN_KEPT = 5
-#: Data of more label entries (rows x labels) than this screen the candidates on the first
-#: fold only; the finalists and the plainest candidate are then scored on every fold.
-SCREEN_ENTRIES = 2_000_000
+#: Data of more label entries (rows x labels) than this screen the candidates and the
+#: numbers of features kept on the first fold only (at least 50,000 entries); the
+#: plainest candidate, the finalists and the best number are then scored on every fold.
+SCREEN_ENTRIES = 250_000
 
 
 class Resolution(NamedTuple):
@@ -396,6 +397,8 @@ def _with_selected_features(chosen, search, results):
     _, candidate, name, _, _ = chosen
     if isinstance(candidate.events, ChiSquaredSelection):
         return chosen
+    on_one_fold = search.truth.size > SCREEN_ENTRIES  # screen the numbers on fold 0
+    only, part = ([0], search.truth[search.folds[0]]) if on_one_fold else (None, search.truth)
     screened, best = {}, None  # number kept -> screen value; the best's scores
     while grid := _kept_counts(search.X.shape[1], screened):
         kept = [ChiSquaredSelection(candidate.events, k=k) for k in grid]
@@ -407,14 +410,19 @@ def _with_selected_features(chosen, search, results):
             search.folds,
             search.weight,
             engines=search.engines,
+            only=only,
         )
         for k, selected in zip(grid, scored, strict=True):
-            screened[k], sorted_scores = _screen(selected.scores, search.truth, search.score)
+            screened[k], sorted_scores = _screen(selected.scores, part, search.score)
             if best is None or screened[k] > screened[best[0]]:
                 best = (k, selected, sorted_scores)
     if best is None:
         return chosen
     _, selected, sorted_scores = best
+    if on_one_fold:  # the best number on every fold
+        args = (search.template, [selected.events], search.X, search.Y, search.folds)
+        selected = next(_out_of_fold(*args, search.weight, engines=search.engines))
+        sorted_scores = SortedScores(selected.scores, search.truth)
     if name == OWN_RULE:
         fitted, predicted = None, selected.own
     else:
@@ -438,7 +446,7 @@ def _with_selected_features(chosen, search, results):
 def _ranking_loss(truth, scores):
     """The label ranking loss of out-of-fold scores over the rows with some labels but not
     all (NaN-free: scores are finite)."""
-    from sklearn.metrics import label_ranking_loss
+    from ..metrics import label_ranking_loss  # vectorised; equal to scikit-learn's
 
     count = truth.sum(axis=1)
     rows = (count > 0) & (count < truth.shape[1])
