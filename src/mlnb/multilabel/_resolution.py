@@ -56,6 +56,7 @@ __all__ = [
     "RuleChoice",
     "candidate_events",
     "choose_rule",
+    "cross_fitted",
     "chooses_settings",
     "finite_scores",
     "is_tuned",
@@ -314,7 +315,7 @@ def choose_rule(scores, own, truth, *, rule=None, random_state=0):
     if rules:
         sorted_scores = SortedScores(finite_scores(scores), truth)
         fitted = fit_rules(rules, sorted_scores)
-        tried = _cross_fitted(rules, sorted_scores, folds)
+        tried = cross_fitted(rules, sorted_scores, folds)
         options += [(name, fitted[name], tried[name]) for name in fitted]
     best, results = {}, {}
     for name, fitted_rule, predicted in options:
@@ -327,7 +328,7 @@ def choose_rule(scores, own, truth, *, rule=None, random_state=0):
     return RuleChoice(name, fitted_rule, predicted, results)
 
 
-def _cross_fitted(rules, sorted_scores, folds):
+def cross_fitted(rules, sorted_scores, folds):
     """Each rule's label sets with every fold's rows decided by the rule fitted to the
     other folds' scores: an estimate free of the optimism of a rule judged on the scores
     it was fitted to (a cut per label fits the noise of rare labels). The sorts of
@@ -428,7 +429,7 @@ def _with_selected_features(chosen, search, results):
     else:
         rule = {name: search.rules[name]}
         fitted = fit_rules(rule, sorted_scores)[name]
-        predicted = _cross_fitted(rule, sorted_scores, search.folds)[name]
+        predicted = cross_fitted(rule, sorted_scores, search.folds)[name]
     value = float(search.score(search.truth, predicted))
     results[repr(selected.events)] = {name: value}
     option = (value, selected, name, fitted, predicted)
@@ -508,7 +509,7 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
 
     def with_rules(candidate, sorted_scores):
         fitted = fit_rules(rules, sorted_scores)
-        tried = _cross_fitted(rules, sorted_scores, folds) if len(fitted) else {}
+        tried = cross_fitted(rules, sorted_scores, folds) if len(fitted) else {}
         consider(candidate, [(name, fitted[name], tried[name]) for name in fitted])
 
     def screen(candidate, part):  # how well the scores rank: own predict or one cut

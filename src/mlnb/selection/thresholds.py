@@ -4,7 +4,10 @@ The 0.5 rule is rarely the best cut of a Naive Bayes model's log-odds (they grow
 number of features, and rare labels are over-predicted). :class:`TunedThresholdsCV` scores
 every row out of fold, fits each rule of :mod:`mlnb.decision_rules` to those scores, keeps
 the rule that scores best (``scoring``) if it beats the model's own ``predict`` by more than
-one standard error over the folds, and refits the model on all rows.
+one standard error over the folds, and refits the model on all rows. A rule is judged
+cross-fitted, as the estimators' defaults judge it: each fold's rows decided by the rule
+fitted to the other folds' out-of-fold scores (a cut per label judged on the scores it was
+fitted to looks better than it is).
 
 For the additive estimators (the statistics protocol: BinaryRelevance, ClassifierChain,
 IMLNB, NaiBX) the out-of-fold scores come from fold subtraction: the statistics of every
@@ -35,10 +38,10 @@ from .._registered import Registered
 from ..base import LOG_ODDS_BOUND as _SATURATED
 from ..base.additive import FoldStatistics, check_partition, is_additive
 from ..base.validation import Integers, check_label_matrix
-from ..decision_rules import RULES, Threshold, make_rule
+from ..decision_rules import RULES, SortedScores, Threshold, fit_rules, make_rule
 from ..labels import label_matrix
 from ..metrics import set_scorer
-from ..multilabel import finite_scores, is_tuned, wins_by_one_standard_error
+from ..multilabel import cross_fitted, finite_scores, is_tuned, wins_by_one_standard_error
 from .grids import auto_stages
 
 __all__ = ["OWN_RULE", "TunedThresholdsCV", "label_scores", "scoring_function"]
@@ -310,10 +313,15 @@ class TunedThresholdsCV(Registered, MetaEstimatorMixin, BaseEstimator):
             for params, result in zip(grid, scored, strict=True):
                 if result.predictions is not None:
                     baseline = result
+                if not fixed:  # fitted to every row's scores, judged cross-fitted
+                    sorted_scores = SortedScores(finite_scores(result.scores), truth)
+                    fitted = fit_rules(candidates, sorted_scores)
+                    tried = cross_fitted(candidates, sorted_scores, folds)
                 for name, rule in candidates.items():
-                    oof = result.scores
-                    rule = clone(rule).fit(np.zeros(truth.shape) if fixed else oof, truth)
-                    predicted = None if fixed else rule.predict(oof)
+                    if fixed:
+                        rule, predicted = clone(rule).fit(np.zeros(truth.shape), truth), None
+                    else:
+                        rule, predicted = fitted[name], tried[name]
                     value = np.nan if fixed else float(score(truth, predicted))
                     rows["params"].append(params)
                     rows["strategy"].append(name)
