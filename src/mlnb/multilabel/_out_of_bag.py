@@ -37,7 +37,8 @@ MIN_ROWS = 10
 
 
 class OutOfBag:
-    """The members' label scores and own labels of the rows each member did not see.
+    """The members' label scores and own labels of the rows each member did not see
+    (or, for models refitted on folds, of each fold's rows by the model of the others).
 
     Parameters
     ----------
@@ -77,7 +78,7 @@ class OutOfBag:
         return (self.votes[rows] / self.count[rows, None] > 0.5).astype(np.int8)
 
 
-def settle_rule(ensemble, Y, out_of_bag, *, any_out=True, random_state=0):
+def settle_rule(ensemble, Y, out_of_bag, *, any_out=True, held_out="out of bag", random_state=0):
     """Set the fitted ensemble's ``rule_``, ``chosen_`` and ``chosen_params_``.
 
     A fitted rule (a :class:`~mlnb.decision_rules.FittedRule`, as ``chosen_params_``
@@ -86,15 +87,17 @@ def settle_rule(ensemble, Y, out_of_bag, *, any_out=True, random_state=0):
     :class:`OutOfBag`, computed only then), with a warning if the labels per row predicted
     out of bag are far from the truth's (:func:`~._base.warn_cardinality`). ``Y``: the
     training labels (sparse or dense); ``any_out``: whether some member left a row out
-    (if none did, the vote, and nothing is scored).
+    (if none did, the vote, and nothing is scored); ``held_out``: how the rows were held
+    out ("out of bag", or "out of fold" for models refitted on folds), as ``chosen_`` and
+    the warning name it.
     """
     rule = ensemble.rule
     ensemble.rule_, ensemble.chosen_ = None, None
     if isinstance(rule, FittedRule):
         ensemble.rule_ = rule.rule
     elif rule != OWN_RULE:
-        held_out = out_of_bag() if any_out else OutOfBag(*Y.shape)
-        _choose(ensemble, Y, held_out, None if rule == TUNED else rule, random_state)
+        scored = out_of_bag() if any_out else OutOfBag(*Y.shape)
+        _choose(ensemble, Y, scored, None if rule == TUNED else rule, held_out, random_state)
     chosen = {}  # the event model chosen at events="tuned" (Naive Bayes members)
     if is_tuned(getattr(ensemble, "events", None)) and hasattr(ensemble, "events_"):
         chosen["events"] = ensemble.events_
@@ -102,7 +105,7 @@ def settle_rule(ensemble, Y, out_of_bag, *, any_out=True, random_state=0):
     ensemble.chosen_params_ = {**chosen, "rule": OWN_RULE if fitted is None else FittedRule(fitted)}
 
 
-def _choose(ensemble, Y, out_of_bag, rule, random_state):
+def _choose(ensemble, Y, out_of_bag, rule, held_out, random_state):
     rows = out_of_bag.rows()
     truth = Y[rows]
     truth = truth.toarray() if hasattr(truth, "toarray") else np.asarray(truth)
@@ -119,13 +122,13 @@ def _choose(ensemble, Y, out_of_bag, rule, random_state):
     ensemble.chosen_ = {
         "events": events,
         "rule": name,
-        "out_of_bag_micro_f1": results,
+        f"{held_out.replace(' ', '_')}_micro_f1": results,
         "labels_per_row": (predicted_cardinality, true_cardinality),
     }
     warn_cardinality(
         predicted_cardinality,
         true_cardinality,
-        where=f"{type(ensemble).__name__} out of bag",
+        where=f"{type(ensemble).__name__} {held_out}",
         setting=f"events={events!r}, rule={name!r}",
     )
 

@@ -10,12 +10,14 @@ cross-validation on example-based F1 unless given (:func:`~._orders.search_beta`
 
 from __future__ import annotations
 
+from functools import partial
 from numbers import Real
 from typing import ClassVar
 
 import numpy as np
 from scipy.special import expit
 from sklearn.base import clone
+from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
@@ -27,6 +29,8 @@ from ._inference import dynamic_greedy_search, greedy_search
 from ._labels import resolve_order
 from ._neighbourhood import divide_columns, feature_scale, validation_mask
 from ._orders import BETAS, is_local_f1, local_f1_orders, search_beta
+from ._out_of_bag import RULE_CONSTRAINT, OutOfBag, apply_rule, settle_rule
+from ._resolution import OWN_RULE
 from ._tuned_events import choose_events
 
 __all__ = ["DynamicChain", "local_f1_orders"]
@@ -58,6 +62,14 @@ class DynamicChain(MultiLabelNB):
         As :class:`ClassifierChain`.
     label_prior : {"uniform", "marginal"}, default="uniform"
         As :class:`ClassifierChain`.
+    rule : "tuned", "predict", rule name or rule object, default="tuned"
+        The decision. ``"predict"``: the chain's own labels (the paper's); ``"tuned"``:
+        those unless a rule of :mod:`mlnb.decision_rules` fitted to
+        :meth:`decision_function` wins by one standard error of micro F1 on the training
+        rows the chain did not learn from: the validation rows (the dynamic order), or
+        every row by chains refitted on three folds (a fixed order; ``rule_``,
+        ``chosen_``); a rule name or object: that rule, fitted to them; a fitted rule
+        (``chosen_params_``): as given.
     random_state : int, RandomState or None, default=None
         The train/validation split and the folds of the beta search.
     missing : {"error", "ignore"}, default="error"
@@ -79,6 +91,7 @@ class DynamicChain(MultiLabelNB):
         "validation_fraction": [Interval(Real, 0, 1, closed="left")],
         "order": ["array-like", StrOptions({"local_f1", "random"}), None],
         "scale": ["boolean"],
+        "rule": RULE_CONSTRAINT,
     }
 
     @classmethod
@@ -96,6 +109,7 @@ class DynamicChain(MultiLabelNB):
         prior_alpha=0.0,
         label_alpha=1.0,
         label_prior="uniform",
+        rule="tuned",
         random_state=None,
         missing="error",
     ):
@@ -107,6 +121,7 @@ class DynamicChain(MultiLabelNB):
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
         self.label_prior = label_prior
+        self.rule = rule
         self.random_state = random_state
         self.missing = missing
 
@@ -159,7 +174,35 @@ class DynamicChain(MultiLabelNB):
             )
         else:
             self.order_ = resolve_order(self.order, self.n_labels_)
+        held_out = partial(self._held_out, X, Y, weight, rng, validation)
+        settle_rule(self, Y, held_out, any_out=X.shape[0] >= 3, held_out="held out")
         return self
+
+    def _fold_model(self, X, Y, weight, train):
+        """The chain fitted on the ``train`` rows with this one's event model, deciding
+        by its own labels."""
+        inner = clone(self).set_params(beta=1.0, random_state=0, rule=OWN_RULE)
+        if is_rule(self.events):  # the model chosen from all the training rows
+            inner.set_params(events=self.events_)
+        return inner.fit(X[train], Y[train], sample_weight=weight[train])
+
+    def _held_out(self, X, Y, weight, rng, validation):
+        """Label scores and own labels of rows a chain did not learn from
+        (:class:`~._out_of_bag.OutOfBag`): the validation rows by this chain (dynamic
+        order), else every row by the chain of three folds refitted now."""
+        if validation.any():
+            folds = [(self, np.flatnonzero(validation))]
+        else:
+            split = KFold(3, shuffle=True, random_state=rng.randint(2**31 - 1))
+            folds = [(self._fold_model(X, Y, weight, t), s) for t, s in split.split(X)]
+        held_out = OutOfBag(*Y.shape)
+        for chain, test in folds:
+            labels, scores = np.zeros(Y.shape, dtype=np.int8), np.zeros(Y.shape)
+            labels[test], scores[test] = chain._search(X[test], validated=True)
+            learnt = np.ones(X.shape[0], dtype=bool)
+            learnt[test] = False
+            held_out.add(scores, labels, learnt)
+        return held_out
 
     def partial_fit(self, X, y, sample_weight=None):
         raise ValueError(
@@ -177,10 +220,7 @@ class DynamicChain(MultiLabelNB):
         """beta in 1..10 by 3-fold cross-validation (example-based F1)."""
 
         def fold_labels(train, test):
-            inner = clone(self).set_params(beta=1.0, random_state=0)
-            if is_rule(self.events):  # the model chosen from all the training rows
-                inner.set_params(events=self.events_)
-            inner.fit(X[train], Y[train], sample_weight=weight[train])
+            inner = self._fold_model(X, Y, weight, train)
             for beta in BETAS:  # the fitted chain serves every width
                 inner.beta_ = float(beta)
                 yield inner.predict(X[test])
@@ -193,21 +233,30 @@ class DynamicChain(MultiLabelNB):
         if not self._dynamic():
             X = self._validate_X(X, reset=False)
             return np.tile(self.order_, (X.shape[0], 1))
-        X = self._scaled(self._validate_X(X, reset=False))
+        return self._orders(self._validate_X(X, reset=False))
+
+    def _orders(self, X):
+        """The local-F1 order of every validated row."""
         return local_f1_orders(
-            X, self.validation_X_, self.validation_Y_, self.validation_predicted_, self.beta_
+            self._scaled(X),
+            self.validation_X_,
+            self.validation_Y_,
+            self.validation_predicted_,
+            self.beta_,
         )[0]
 
-    def _search(self, X):
-        base = self._independent_log_odds(X)
+    def _search(self, X, *, validated=False):
+        base = self._independent_log_odds(X, validated=validated)
         weight, absent = self._label_pairs
         if not self._dynamic():
             return greedy_search(base, weight, absent, self.order_)
-        return dynamic_greedy_search(base, weight, absent, self.predict_orders(X))
+        orders = self._orders(X if validated else self._validate_X(X, reset=False))
+        return dynamic_greedy_search(base, weight, absent, orders)
 
     def predict(self, X):
-        """0/1 labels, each row's chain in its own order, shape (n_samples, n_labels)."""
-        return self._search(X)[0]
+        """0/1 labels, each row's chain in its own order, shape (n_samples, n_labels); or
+        the fitted ``rule_`` on :meth:`decision_function`."""
+        return apply_rule(self, X, lambda X: self._search(X)[0])
 
     def decision_function(self, X):
         """``log P(y_k = 1 | x, labels decided before k in x's order)`` minus that of 0:
