@@ -325,7 +325,11 @@ class EnsembleClassifierChains(MultiLabelNB):
         return chain.fit(X[rows], Y[rows], sample_weight=w)
 
     def merge(self, other):
-        """Add the statistics of an ensemble fitted with the same seed on other rows."""
+        """Add the statistics of an ensemble fitted with the same seed on other rows.
+
+        The decision rule stays this model's (``rule_``, chosen on its first batch): fit
+        the parts with ``clone(model).set_params(**model.chosen_params_)`` so that they
+        share it, as :func:`mlnb.distributed.fit` does."""
         check_mergeable(self, other, "n_labels_", "n_features_in_", "orders_")
         self._install_ensemble(
             self.feature_stats_.copy().merge(other.feature_stats_),
