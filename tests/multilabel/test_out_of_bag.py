@@ -135,3 +135,23 @@ def test_scores_beyond_745_keep_their_order_and_the_rule_its_place(name):
     assert np.abs(scores).max() > 745
     assert len(np.unique(scores)) > 0.9 * scores.size  # no ties at the bound
     np.testing.assert_array_equal(model.predict(X[150:]), Y[150:])
+
+
+def test_at_most_max_scored_rows_are_scored(monkeypatch):
+    from mlnb.multilabel import _out_of_bag
+
+    monkeypatch.setattr(_out_of_bag, "MAX_SCORED_ROWS", 60)
+    X, Y = dependent_labels(8)
+    scored = []
+    original = EnsembleClassifierChains._out_of_bag
+
+    def spy(self, X_rows, membership):
+        scored.append(X_rows.shape[0])
+        return original(self, X_rows, membership)
+
+    monkeypatch.setattr(EnsembleClassifierChains, "_out_of_bag", spy)
+    model = EnsembleClassifierChains(n_chains=4, random_state=0).fit(X, Y)
+    assert scored == [60] and len(X) > 60
+    rows = _out_of_bag.scored_rows(len(X))
+    assert len(np.unique(rows)) == 60 and np.all(np.diff(rows) > 0)
+    assert model.chosen_["rule"] in model.chosen_["out_of_bag_micro_f1"]

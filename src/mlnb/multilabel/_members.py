@@ -102,14 +102,15 @@ class _Members:
 
     def out_of_bag(self, X, in_bag, beta, *, soft=False):
         """The members' scores and vote of the rows each did not learn from
-        (:class:`~._out_of_bag.OutOfBag`); ``in_bag``: each member's rows, X validated."""
+        (:class:`~._out_of_bag.OutOfBag`); ``in_bag``: (n_samples, n_members), whether
+        member k learnt from row i (or kept it as its validation row); X validated."""
         inputs = self.inputs(X)
         held_out = OutOfBag(X.shape[0], self.ensemble.n_labels_, soft=soft)
-        for member, rows in enumerate(in_bag):
+        for member in range(in_bag.shape[1]):
             scores, labels = self.member_outputs(
                 inputs, member, self.orders(inputs, member, [beta])
             )
-            held_out.add(scores[0], labels[0], rows)
+            held_out.add(scores[0], labels[0], in_bag[:, member])
         return held_out
 
     def scores_in_orders(self, X, orders):

@@ -188,7 +188,8 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         )
         self.estimators_ = list(members)
         out = (memberships == 0).any()
-        settle_rule(self, Y, lambda: self._out_of_bag(X, memberships), any_out=out)
+        held_out = lambda rows: self._out_of_bag(X[rows], memberships[rows])  # noqa: E731
+        settle_rule(self, Y, held_out, any_out=out)
         return self
 
     def _out_of_bag(self, X, memberships):

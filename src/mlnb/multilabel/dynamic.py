@@ -186,21 +186,23 @@ class DynamicChain(MultiLabelNB):
             inner.set_params(events=self.events_)
         return inner.fit(X[train], Y[train], sample_weight=weight[train])
 
-    def _held_out(self, X, Y, weight, rng, validation):
-        """Label scores and own labels of rows a chain did not learn from
-        (:class:`~._out_of_bag.OutOfBag`): the validation rows by this chain (dynamic
-        order), else every row by the chain of three folds refitted now."""
+    def _held_out(self, X, Y, weight, rng, validation, rows):
+        """Label scores and own labels of the training ``rows`` by a chain that did not
+        learn them (:class:`~._out_of_bag.OutOfBag`): the validation rows by this chain
+        (dynamic order), else every row by the chain of three folds refitted now."""
         if validation.any():
             folds = [(self, np.flatnonzero(validation))]
         else:
             split = KFold(3, shuffle=True, random_state=rng.randint(2**31 - 1))
             folds = [(self._fold_model(X, Y, weight, t), s) for t, s in split.split(X)]
-        held_out = OutOfBag(*Y.shape)
+        shape = (len(rows), Y.shape[1])
+        held_out = OutOfBag(*shape)
         for chain, test in folds:
-            labels, scores = np.zeros(Y.shape, dtype=np.int8), np.zeros(Y.shape)
-            labels[test], scores[test] = chain._search(X[test], validated=True)
-            learnt = np.ones(X.shape[0], dtype=bool)
-            learnt[test] = False
+            part = np.flatnonzero(np.isin(rows, test))  # the scored rows of this fold
+            labels, scores = np.zeros(shape, dtype=np.int8), np.zeros(shape)
+            labels[part], scores[part] = chain._search(X[rows[part]], validated=True)
+            learnt = np.ones(len(rows), dtype=bool)
+            learnt[part] = False
             held_out.add(scores, labels, learnt)
         return held_out
 

@@ -311,8 +311,8 @@ class DynamicChainEnsemble(MultiLabelNB):
         settle_rule(
             self,
             Y,
-            lambda: members_of(self).out_of_bag(X, in_bag, self.beta_, soft=soft),
-            any_out=any(len(rows) < X.shape[0] for rows in in_bag),
+            lambda rows: members_of(self).out_of_bag(X[rows], in_bag[rows], self.beta_, soft=soft),
+            any_out=not in_bag.all(),
         )
         return self
 
@@ -328,7 +328,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         """
         n_members = int(self.n_chains)
         progress = Progress(type(self).__name__, n_members, self.verbose)
-        in_bag = []  # each member's training and validation rows
+        in_bag = np.zeros((Y.shape[0], n_members), dtype=bool)  # a member's rows: learnt
         while len(self.feature_masks_) < n_members:
             ahead = min(effective_n_jobs(self.n_jobs), n_members - len(self.feature_masks_))
             plans = [self._draw_member(Y, rng) for _ in range(ahead)]
@@ -348,7 +348,8 @@ class DynamicChainEnsemble(MultiLabelNB):
                     cap_selection(mask, int(self.max_features), rng)
                     order = self._draw_order(Y.shape[1], rng)
                 self._add_member(members, Y, train, validation, keep, mask, order)
-                in_bag.append(np.concatenate([train, validation]))
+                member = len(self.feature_masks_) - 1
+                in_bag[train, member] = in_bag[validation, member] = True  # (or ordered by)
                 progress.step()
                 if cut:
                     break

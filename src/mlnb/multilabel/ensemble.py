@@ -227,7 +227,8 @@ class EnsembleClassifierChains(MultiLabelNB):
         self._rng = rng
         if first_call:
             out = (membership == 0).any()
-            settle_rule(self, Y, lambda: self._out_of_bag(X, membership), any_out=out)
+            held_out = lambda rows: self._out_of_bag(X[rows], membership[rows])  # noqa: E731
+            settle_rule(self, Y, held_out, any_out=out)
         elif new_labels and self.rule_ is not None:
             drop_rule(self, n_labels - new_labels)
         return self
@@ -314,7 +315,8 @@ class EnsembleClassifierChains(MultiLabelNB):
         )
         self.estimators_ = list(chains)
         out = (membership == 0).any()
-        settle_rule(self, Y, lambda: self._out_of_bag(X, membership), any_out=out)
+        held_out = lambda rows: self._out_of_bag(X[rows], membership[rows])  # noqa: E731
+        settle_rule(self, Y, held_out, any_out=out)
         return self
 
     def _fit_chain(self, X, Y, sample_weight, order, times):
