@@ -68,9 +68,18 @@ from sklearn.utils.validation import check_is_fitted
 from .base import adopt_state, check_online, takes_classes
 from .labels import is_label_lists, label_matrix
 from .multilabel import chooses_settings, with_chosen_settings
+from .multilabel._top_k import MODES, check_k, rows_per_chunk
 from .stats import GroupStats
 
-__all__ = ["fit", "fit_delayed", "predict", "predict_log_proba", "predict_proba", "tree_merge"]
+__all__ = [
+    "fit",
+    "fit_delayed",
+    "predict",
+    "predict_log_proba",
+    "predict_proba",
+    "predict_top_k",
+    "tree_merge",
+]
 
 
 # ---- partitions ---------------------------------------------------------------------------
@@ -438,3 +447,62 @@ def predict_proba(estimator, X):
 def predict_log_proba(estimator, X):
     """Lazy ``estimator.predict_log_proba`` of every block of X (single-label classifiers)."""
     return _map_predict(estimator, X, "predict_log_proba")
+
+
+def _top_k_partition(estimator, X_blocks, k, mode, batch_size):
+    """``estimator.predict_top_k`` of one row partition (a 0-row matrix for an empty one)."""
+    return estimator.predict_top_k(_stack(X_blocks), k, mode=mode, batch_size=batch_size)
+
+
+def predict_top_k(estimator, X, k=5, *, mode="scores", batch_size=None):
+    """Each row's ``k`` best labels, one task per row partition of X, as one sparse matrix.
+
+    Every partition computes the multi-label estimator's
+    :meth:`~mlnb.multilabel.BinaryRelevance.predict_top_k` where it lives (in chunks of
+    ``batch_size`` rows); the partitions' sparse results, ``n * min(k, L)`` entries in
+    all, are computed now (on the current Dask scheduler) and stacked in row order. The
+    result equals ``estimator.predict_top_k`` on all rows in memory.
+
+    Parameters
+    ----------
+    estimator : fitted multi-label estimator
+    X : dask array (dense or sparse blocks, any column chunks) or dask DataFrame
+    k : int, default=5
+        Labels per row, >= 1.
+    mode : {"scores", "labels"}, default="scores"
+        Store the labels' scores, or 1 at each selected label.
+    batch_size : int or None, default=None
+        Rows scored at a time within a partition; None: chunks of a few MB.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_samples, n_labels)
+        In memory (not lazy, unlike :func:`predict`): ``min(k, L)`` stored entries per
+        row, explicit zeros included.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> from mlnb import BinaryRelevance
+    >>> from mlnb import distributed as mlnb_dask
+    >>> X = np.array([[3, 0, 1], [0, 2, 1], [1, 1, 2], [2, 1, 0]])
+    >>> Y = np.array([[1, 0, 0], [0, 1, 1], [1, 1, 0], [1, 0, 0]])
+    >>> model = BinaryRelevance(events="multinomial", rule="predict").fit(X, Y)
+    >>> top = mlnb_dask.predict_top_k(model, da.from_array(X, chunks=(2, 3)), k=1)
+    >>> (top != model.predict_top_k(X, k=1)).nnz
+    0
+    """
+    check_is_fitted(estimator)
+    if not callable(getattr(estimator, "predict_top_k", None)):
+        raise AttributeError(f"{type(estimator).__name__} has no predict_top_k method")
+    k = check_k(k)
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}.")
+    rows_per_chunk(1, batch_size)  # a ValueError now, not in a task
+    model = dask.delayed(estimator)
+    parts = [
+        dask.delayed(_top_k_partition)(model, blocks, k, mode, batch_size)
+        for blocks in _row_partitions(X, "X")
+    ]
+    return sp.vstack(dask.compute(*parts), format="csr")
