@@ -381,6 +381,10 @@ def test_evaluate_ranking_metrics():
     assert 0 <= rows["br"]["label_ranking_loss"] < 0.1 < rows["br"]["micro_f1"] <= 1
 
 
+#: A chain's classic label terms, given (``-p``): then choosing its rule chooses nothing else.
+CLASSIC_CHAIN = ("-p", "label_alpha=1.0", "-p", "label_prior=uniform")
+
+
 def test_threshold_sets_the_rule_of_multilabel_methods():
     """--threshold sets ``rule=`` on methods that have one (br, cc, ...: they choose or fit
     it themselves) and wraps the others in TunedThresholdsCV (before the tuned defaults it
@@ -390,11 +394,13 @@ def test_threshold_sets_the_rule_of_multilabel_methods():
 
     metrics = ("--metrics", "micro_f1,macro_f1,label_ranking_loss")
     named = ("-p", "events=gaussian")
-    own = evaluate_json("-m", "br,cc", *named, "-p", "rule=predict", *metrics)
-    tuned = evaluate_json("-m", "br,cc", *named, "--threshold", "tuned", *metrics)
-    for method in ("br", "cc"):
+    tuned = {}
+    for method, given in (("br", named), ("cc", (*named, *CLASSIC_CHAIN))):
+        own = evaluate_json("-m", method, *given, "-p", "rule=predict", *metrics)
+        tuned.update(evaluate_json("-m", method, *given, "--threshold", "tuned", *metrics))
         assert tuned[method]["micro_f1"] != own[method]["micro_f1"]
-        # the rule cuts the scores, it does not change them (hence the ranking criteria)
+        # the rule cuts the scores, it does not change them (hence the ranking criteria;
+        # the chain's label terms given, which a chain choosing its rule chooses too)
         assert tuned[method]["label_ranking_loss"] == pytest.approx(
             own[method]["label_ranking_loss"]
         )
@@ -418,12 +424,13 @@ def test_threshold_sets_the_rule_of_multilabel_methods():
     assert isinstance(model, mlnb.BinaryRelevance) and model.events == "bernoulli"
     assert isinstance(model.rule, Threshold) and model.rule.threshold == -1.5
     # a method without a rule is wrapped (refitted per fold: its event model is kept)
-    model = _estimator("dc", data, {}, seed=3, threshold=-1.5)
+    model = _estimator("lp", data, {}, seed=3, threshold=-1.5)
     assert isinstance(model, mlnb.TunedThresholdsCV) and model.random_state == 3
     assert isinstance(model.strategy, Threshold) and model.strategy.threshold == -1.5
     assert model.scoring == "f1_micro" and model.cv == 5
-    assert _estimator("dc", data, {}, threshold="tuned").param_grid is None
-    assert _estimator("dc", data, {}, threshold="tuned").strategy == "auto"
+    assert _estimator("lp", data, {}, threshold="tuned").param_grid is None
+    assert _estimator("lp", data, {}, threshold="tuned").strategy == "auto"
+    assert _estimator("dc", data, {}, threshold="tuned").rule == "tuned"  # has a rule
     # br-tuned is not wrapped twice: only its strategy changes
     model = _estimator("br-tuned", data, {"events": "bernoulli"}, threshold="rcut")
     assert isinstance(model.estimator, mlnb.BinaryRelevance) and model.strategy == "rcut"
@@ -447,8 +454,8 @@ def test_fit_with_a_threshold_writes_a_model_with_that_rule(tmp_path):
     assert isinstance(restored.rule_, PCut) and restored.chosen_["rule"] == "pcut"
     assert mlnb.io.read_metadata(model)["threshold"] == "pcut"
     # a method without a rule is written wrapped in TunedThresholdsCV
-    model = tmp_path / "dc.mlnb"
-    result = invoke("fit", "synthetic-counts", "-m", "dc", "--threshold", "pcut", "-o", model, "-q")
+    model = tmp_path / "lp.mlnb"
+    result = invoke("fit", "synthetic-counts", "-m", "lp", "--threshold", "pcut", "-o", model, "-q")
     assert result.exit_code == 0, result.output
     restored = load(model)
     assert isinstance(restored, mlnb.TunedThresholdsCV) and restored.best_strategy_ == "pcut"

@@ -447,3 +447,33 @@ def test_each_rule_is_judged_on_folds_it_was_not_fitted_to():
                 predicted[test] = rule.predict(candidate.scores[test])
             expected = f1_score(truth, predicted, average="micro")
             assert resolution.results[repr(events)][name] == pytest.approx(expected, abs=1e-12)
+
+
+# ---- a chain's label terms -----------------------------------------------------------------
+def test_a_chain_chooses_its_label_terms_from_binary_relevance_upwards(monkeypatch):
+    """The event model and rule are chosen with the label terms nearly silent (binary
+    relevance's scores); the best label smoothing replaces them only if it wins by one
+    standard error (forced here both ways), and chosen_params_ give the same chain."""
+    from mlnb.multilabel import LABEL_TERMS, WEAK_LABELS, _resolution
+
+    X, Y = _counts(seed=4, n=200)
+    default = ClassifierChain().fit(X, Y)
+    assert default.label_terms_ in [WEAK_LABELS, *LABEL_TERMS]
+    assert default.chosen_["label_terms"] == default.label_terms_
+    assert any(" with {" in key for key in default.chosen_["out_of_fold_micro_f1"])
+    again = clone(default).set_params(**default.chosen_params_).fit(X, Y)
+    assert again.chosen_ is None  # nothing chosen
+    np.testing.assert_array_equal(again.predict(X), default.predict(X))
+    np.testing.assert_array_equal(again.decision_function(X), default.decision_function(X))
+    for wins, expected in ((False, [WEAK_LABELS]), (True, list(LABEL_TERMS))):
+        monkeypatch.setattr(_resolution, "wins_by_one_standard_error", lambda *a, w=wins: w)
+        assert ClassifierChain().fit(X, Y).label_terms_ in expected
+    # label terms given: none tried; event model and rule given too: the classic chain
+    given = ClassifierChain(label_alpha=1.0, label_prior="uniform").fit(X, Y)
+    assert not hasattr(given, "label_terms_")
+    assert not any(" with {" in key for key in given.chosen_["out_of_fold_micro_f1"])
+    plain = ClassifierChain(events="multinomial", rule="predict").fit(X, Y)
+    classic = ClassifierChain(
+        events="multinomial", rule="predict", label_alpha=1.0, label_prior="uniform"
+    ).fit(X, Y)
+    np.testing.assert_array_equal(plain.decision_function(X), classic.decision_function(X))

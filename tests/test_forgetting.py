@@ -26,7 +26,7 @@ def scores(model, X):
 MODELS = [
     BinaryRelevance(events="multinomial"),
     BinaryRelevance(events="gaussian"),
-    ClassifierChain(events="bernoulli"),
+    ClassifierChain(events="bernoulli", label_prior="uniform", label_alpha=1.0),
     NaiBX(events="multinomial"),
 ]
 

@@ -100,7 +100,7 @@ def data(n=150, seed=0):
     "estimator",
     [
         BinaryRelevance(events="multinomial"),
-        ClassifierChain(events="bernoulli"),
+        ClassifierChain(events="bernoulli", label_prior="uniform", label_alpha=1.0),
         ClassifierChain(events="multinomial", label_prior="marginal", label_alpha=10.0),
         NaiBX(events="gaussian", rule="predict"),  # the model NaiBX() was before "tuned"
     ],

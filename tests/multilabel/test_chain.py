@@ -199,12 +199,13 @@ def test_constant_labels_and_label_dtypes():
 
 def test_partial_fit_and_merge_equal_fit():
     X, Y = dependent_labels(3, counts=True)
-    whole = ClassifierChain(events="multinomial", order="random", random_state=0).fit(X, Y)
-    online = ClassifierChain(events="multinomial", order="random", random_state=0)
+    given = {"events": "multinomial", "rule": "predict"}  # nothing chosen: batches add up
+    whole = ClassifierChain(**given, order="random", random_state=0).fit(X, Y)
+    online = ClassifierChain(**given, order="random", random_state=0)
     for rows in np.array_split(np.arange(len(X)), 4):
         online.partial_fit(X[rows], Y[rows])
-    a = ClassifierChain(events="multinomial", order="random", random_state=0).fit(X[:100], Y[:100])
-    b = ClassifierChain(events="multinomial", order="random", random_state=0).fit(X[100:], Y[100:])
+    a = ClassifierChain(**given, order="random", random_state=0).fit(X[:100], Y[:100])
+    b = ClassifierChain(**given, order="random", random_state=0).fit(X[100:], Y[100:])
     for model in (online, a.merge(b)):
         np.testing.assert_array_equal(model.order_, whole.order_)
         np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), rtol=1e-9)

@@ -3,7 +3,9 @@
 from ._base import CardinalityWarning, warn_cardinality
 from ._knn_members import choose_neighbours
 from ._resolution import (
+    LABEL_TERMS,
     TUNED,
+    WEAK_LABELS,
     candidate_events,
     chooses_settings,
     cross_fitted,
@@ -25,6 +27,8 @@ from .order_ensembles import OOCC, GeneticChainEnsemble
 from .powerset import LabelPowerset, RAkEL
 
 __all__ = [
+    "LABEL_TERMS",
+    "WEAK_LABELS",
     "BaggedBinaryRelevance",
     "BinaryRelevance",
     "CardinalityWarning",

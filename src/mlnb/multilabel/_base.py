@@ -48,7 +48,13 @@ from ._label_model import (
     log_prior_odds,
 )
 from ._labels import binary_classes
-from ._resolution import OWN_RULE, finite_scores, resolve_settings
+from ._resolution import (
+    CLASSIC_LABELS,
+    OWN_RULE,
+    finite_scores,
+    resolve_settings,
+    weak_label_terms,
+)
 from ._top_k import top_k
 
 __all__ = [
@@ -274,7 +280,7 @@ class MultiLabelNB(MultiLabelEstimator):
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit from scratch on X (n x d) and the label-indicator matrix Y (n x L)."""
-        for attribute in ("feature_stats_", "label_stats_", "n_labels_"):
+        for attribute in ("feature_stats_", "label_stats_", "n_labels_", "label_terms_"):
             self.__dict__.pop(attribute, None)
         return self.partial_fit(X, y, sample_weight=sample_weight)
 
@@ -324,7 +330,8 @@ class MultiLabelNB(MultiLabelEstimator):
         prior = log_prior_odds(features.count, features.total_count, self.prior_alpha)
         pairs = None
         if labels is not None:
-            pairs = label_log_odds(labels, self.label_alpha, prior=self.label_prior)
+            terms = self._label_terms()
+            pairs = label_log_odds(labels, terms["label_alpha"], prior=terms["label_prior"])
         self.events_ = events
         self.feature_stats_ = features
         self.label_stats_ = labels
@@ -333,6 +340,13 @@ class MultiLabelNB(MultiLabelEstimator):
         self._feature_params = params
         self.prior_log_odds_ = prior
         self._label_pairs = pairs
+
+    def _label_terms(self):
+        """``label_prior`` and ``label_alpha`` in force: as given, or where ``"tuned"``
+        the chosen ones (``label_terms_``); a chain that chose nothing (its event model
+        and rule given, or made from statistics) has Laplace's, the classic chain's."""
+        chosen = getattr(self, "label_terms_", None)
+        return weak_label_terms(self, CLASSIC_LABELS) if chosen is None else chosen
 
     def merge(self, other):
         """Add the statistics of an estimator fitted on other rows (in place; returns self)."""
@@ -439,7 +453,8 @@ class AdditiveLabelNB(MultiLabelNB):
         search: ``clone(model).set_params(**model.chosen_params_)`` (the fitted rule as a
         :class:`~mlnb.decision_rules.FittedRule`, or ``"predict"``)."""
         rule = getattr(self, "rule_", None)
-        return {"events": self.events_, "rule": OWN_RULE if rule is None else FittedRule(rule)}
+        chosen = {"events": self.events_, "rule": OWN_RULE if rule is None else FittedRule(rule)}
+        return {**chosen, **getattr(self, "label_terms_", {})}
 
     # ---- settings chosen from the data (the defaults) ------------------------------------
     def partial_fit(self, X, y, sample_weight=None):
@@ -505,11 +520,15 @@ class AdditiveLabelNB(MultiLabelNB):
             rule=self._rule_to_fit(),
         )
         self.events_ = resolution.events
+        self.__dict__.pop("label_terms_", None)
+        if resolution.params:  # a chain's label terms, chosen
+            self.label_terms_ = dict(resolution.params)
         self.from_statistics(resolution.total, n_features=X.shape[1])
         self.rule_ = resolution.rule
         self.chosen_ = {
             "events": resolution.events,
             "rule": resolution.rule_name,
+            **({"label_terms": dict(resolution.params)} if resolution.params else {}),
             "out_of_fold_micro_f1": resolution.results,
             "labels_per_row": (resolution.predicted_cardinality, resolution.true_cardinality),
         }
@@ -626,6 +645,13 @@ def check_same_choice(estimator, other):
             f"cannot merge models with different event models ({mine!r} and {theirs!r}): "
             "settings chosen on different rows may differ; fit every part with the same "
             "settings, e.g. clone(model).set_params(**model.chosen_params_)"
+        )
+    mine, theirs = getattr(estimator, "label_terms_", None), getattr(other, "label_terms_", None)
+    if mine != theirs:
+        raise ValueError(
+            f"cannot merge chains with different label terms ({mine!r} and {theirs!r}): fit "
+            "every part with the same settings, e.g. "
+            "clone(model).set_params(**model.chosen_params_)"
         )
 
 

@@ -29,7 +29,13 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
    then halves and doubles of the best) as in 3, the best k with the chosen rule refitted
    and cross-fitted, replaces it if it wins by one standard error and ranks each row's
    labels no worse (out-of-fold label ranking loss);
-6. the model of all rows follows from the total statistics (no further pass).
+6. a chain whose label terms are searched (``label_alpha`` and ``label_prior`` at
+   ``"tuned"``) chooses its event model and rule with the label terms nearly silent
+   (:data:`WEAK_LABELS`: binary relevance's scores), then tries the smoothings of
+   :data:`LABEL_TERMS` with them, screened as in 3; the best, with every rule, replaces
+   the choice if it wins by one standard error: a chain at least as good as binary
+   relevance out of fold;
+7. the model of all rows follows from the total statistics (no further pass).
 
 Written here rather than with :class:`~mlnb.selection.TunedThresholdsCV` (which searches
 any grid for any estimator, and lives above the estimators) because it is the estimators'
@@ -50,9 +56,12 @@ from ..events.auto import TUNED, is_tuned
 from ..metrics import set_scorer
 
 __all__ = [
+    "CLASSIC_LABELS",
+    "LABEL_TERMS",
     "OWN_RULE",
     "TUNED",
     "Resolution",
+    "WEAK_LABELS",
     "RuleChoice",
     "candidate_events",
     "choose_rule",
@@ -60,7 +69,9 @@ __all__ = [
     "chooses_settings",
     "finite_scores",
     "is_tuned",
+    "label_terms_to_try",
     "resolve_settings",
+    "weak_label_terms",
     "wins_by_one_standard_error",
     "with_chosen_settings",
 ]
@@ -83,6 +94,21 @@ SCREEN_RULE = "threshold"
 FINALISTS = 2
 #: The fewest features per label a search keeps (:func:`selects_features`).
 MIN_KEPT = 5
+#: How a chain's label terms are smoothed while its event model and rule are chosen:
+#: towards each label's frequency with so many pseudo-counts (10^6) that the chain scores
+#: as binary relevance.
+WEAK_LABELS = {"label_prior": "marginal", "label_alpha": 1e6}
+#: The label terms a chain tries once its event model and rule are chosen: Laplace's
+#: smoothing (the classic chain), and smoothing towards each label's frequency with fewer
+#: pseudo-counts than :data:`WEAK_LABELS` (the fewer, the more its labels say about each
+#: other).
+LABEL_TERMS = (
+    {"label_prior": "uniform", "label_alpha": 1.0},
+    *({"label_prior": "marginal", "label_alpha": a} for a in (1.0, 10.0, 100.0, 1e3, 1e4)),
+)
+#: The label terms of a chain whose ``"tuned"`` ones were not chosen (fitted with its event
+#: model and rule given, or made from statistics): Laplace's, the classic chain's.
+CLASSIC_LABELS = LABEL_TERMS[0]
 #: Data of more label entries (rows x labels) than this screen the candidates and the
 #: numbers of features kept on the first fold only (at least 50,000 entries); the
 #: plainest candidate, the finalists and the best number are then scored on every fold.
@@ -96,7 +122,8 @@ class Resolution(NamedTuple):
     ``predict``); ``rule_name``; ``total``: the statistics of all rows under ``events``;
     ``results``: the out-of-fold micro F1 of every (event model, rule) tried, as
     ``{events repr: {rule name: score}}``; ``predicted_cardinality`` and
-    ``true_cardinality``: labels per row predicted out of fold by the choice, and in truth.
+    ``true_cardinality``: labels per row predicted out of fold by the choice, and in truth;
+    ``params``: the other parameters chosen (a chain's ``label_prior`` and ``label_alpha``).
     """
 
     events: object
@@ -106,6 +133,7 @@ class Resolution(NamedTuple):
     results: dict
     predicted_cardinality: float
     true_cardinality: float
+    params: dict = {}  # noqa: RUF012 (never changed: a fresh dict is made for each)
 
 
 def candidate_events(X):
@@ -481,11 +509,14 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
     template = clone(estimator)
     if "rule" in template.get_params():
         template.set_params(rule=OWN_RULE)
+    variants = label_terms_to_try(estimator)
+    params = weak_label_terms(estimator) if variants else {}
+    template.set_params(**params)  # the event model and rule: with the label terms silent
     if n_samples < 2:  # nothing to cross-validate: the plainest setting
         total = (
             clone(template).set_params(events=candidates[0]).batch_statistics(X, Y, sample_weight)
         )
-        return Resolution(candidates[0], None, OWN_RULE, total, {}, np.nan, np.nan)
+        return Resolution(candidates[0], None, OWN_RULE, total, {}, np.nan, np.nan, params)
     folds = _folds(n_samples, getattr(estimator, "random_state", None) or 0)
     rules = _rules_to_try(rule)
     with_own = rule is None or rule == OWN_RULE
@@ -556,6 +587,8 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
     # features' terms no longer balance the others', which shifts the 0.5 rule's cut)
     if events is None and rule != OWN_RULE and selects_features(X):
         chosen = _with_selected_features(chosen, search, results)
+    if variants:
+        chosen, params = _with_label_terms(chosen, search, results, variants, params, with_own)
     _, candidate, name, fitted, predicted = chosen
     return Resolution(
         events=candidate.events,
@@ -565,4 +598,66 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
         results=results,
         predicted_cardinality=float(predicted.sum(axis=1).mean()),
         true_cardinality=float(truth.sum(axis=1).mean()),
+        params=params,
     )
+
+
+def label_terms_to_try(estimator):
+    """The label terms a chain's search tries (:data:`LABEL_TERMS`, or those with its given
+    ``label_prior`` or ``label_alpha``), or [] when neither is ``"tuned"`` (or the
+    estimator has no label terms)."""
+    params = estimator.get_params(deep=False)
+    prior, alpha = params.get("label_prior"), params.get("label_alpha")
+    if not (is_tuned(prior) or is_tuned(alpha)):
+        return []
+    if not is_tuned(alpha):  # the given smoothing, towards either prior
+        priors = ("uniform", "marginal") if is_tuned(prior) else (prior,)
+        return [{"label_prior": p, "label_alpha": alpha} for p in priors]
+    return [dict(t) for t in LABEL_TERMS if is_tuned(prior) or t["label_prior"] == prior]
+
+
+def weak_label_terms(estimator, weak=WEAK_LABELS):
+    """The label terms a chain's event model and rule are chosen with: its given ones, and
+    where ``"tuned"``, those of ``weak`` (:data:`WEAK_LABELS`: binary relevance's scores;
+    :data:`CLASSIC_LABELS` for a chain that chooses nothing)."""
+    params = estimator.get_params(deep=False)
+    return {key: weak[key] if is_tuned(params.get(key)) else params.get(key) for key in weak}
+
+
+def _with_label_terms(chosen, search, results, variants, weak, with_own):
+    """``chosen`` (found with the ``weak`` label terms) and those, or the best of
+    ``variants`` with the chosen event model if it wins by one standard error. The
+    variants are screened as the event models are; the best is tried with every rule
+    (and its own labels), cross-fitted."""
+    _, candidate, _, _, _ = chosen
+    on_one_fold = search.truth.size > SCREEN_ENTRIES
+    only, part = ([0], search.truth[search.folds[0]]) if on_one_fold else (None, search.truth)
+    best = None  # (screen value, variant, candidate, sorted scores)
+    for variant in variants:
+        template = clone(search.template).set_params(**variant)
+        args = (template, [candidate.events], search.X, search.Y, search.folds, search.weight)
+        scored = next(_out_of_fold(*args, engines=search.engines, only=only))
+        value, sorted_scores = _screen(scored.scores, part, search.score)
+        if with_own:
+            value = max(value, float(search.score(part, scored.own)))
+        if best is None or value > best[0]:
+            best = (value, variant, scored, sorted_scores)
+    _, variant, scored, sorted_scores = best
+    if on_one_fold:  # the best variant on every fold
+        template = clone(search.template).set_params(**variant)
+        args = (template, [candidate.events], search.X, search.Y, search.folds, search.weight)
+        scored = next(_out_of_fold(*args, engines=search.engines))
+        sorted_scores = SortedScores(scored.scores, search.truth)
+    options = [(OWN_RULE, None, scored.own)] if with_own else []
+    if search.rules:
+        fitted = fit_rules(search.rules, sorted_scores)
+        tried = cross_fitted(search.rules, sorted_scores, search.folds)
+        options += [(name, fitted[name], tried[name]) for name in fitted]
+    key = f"{candidate.events!r} with {variant}"
+    values = {name: float(search.score(search.truth, labels)) for name, _, labels in options}
+    results[key] = values
+    name, fitted_rule, predicted = max(options, key=lambda option: values[option[0]])
+    option = (values[name], candidate._replace(scores=scored.scores), name, fitted_rule, predicted)
+    if wins_by_one_standard_error(search.score, search.truth, predicted, chosen[4], search.folds):
+        return option, dict(variant)
+    return chosen, weak

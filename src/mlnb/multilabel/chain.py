@@ -12,15 +12,16 @@ scikit-learn classifier in a fixed order.
 
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 from scipy.special import expit
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..base.validation import COUNT, check_label_matrix
+from ..events.auto import TUNED
 from ..limits import Cost
 from ._base import NB_CONSTRAINTS, AdditiveLabelNB
 from ._generic import chain_predict, check_nb_path, fit_chain
@@ -32,6 +33,7 @@ from ._inference import (
     conditional_log_odds,
     joint_log_proba,
 )
+from ._label_model import LABEL_PRIORS
 from ._labels import binary_classes, extended_order, resolve_order
 from ._orders import resolve_orders
 
@@ -68,13 +70,19 @@ class ClassifierChain(AdditiveLabelNB):
         Samples per row of ``inference="marginal"`` with more than 10 labels.
     prior_alpha : float, default=0.0
         Pseudo-count of each label's prior (0: maximum likelihood, as scikit-learn).
-    label_alpha : float, default=1.0
+    label_alpha : float or "tuned", default="tuned"
         Pseudo-counts of the smoothing of the label features ``P(y_j | y_k)``.
-    label_prior : {"uniform", "marginal"}, default="uniform"
+    label_prior : {"uniform", "marginal", "tuned"}, default="tuned"
         Prior of the label features' smoothing: ``"uniform"`` is Laplace's (1/2);
         ``"marginal"`` smooths ``P(y_j | y_k)`` towards label j's frequency (the m-estimate,
         m = 2 * label_alpha), so that a large ``label_alpha`` weakens the chain's label
-        terms towards binary relevance.
+        terms towards binary relevance. ``"tuned"`` (either): chosen out of fold when the
+        event model or rule is (``label_terms_``): they are chosen with the label terms
+        nearly silent (binary relevance's scores), then the smoothings of ``LABEL_TERMS``
+        are tried and one kept if it wins by one standard error, so that the chain is at
+        least as good as binary relevance out of fold. A chain that chooses nothing (its
+        event model and ``rule="predict"`` given) has Laplace's 1.0 with the uniform
+        prior: the classic chain, the default of earlier versions.
     base_estimator : classifier or None, default=None
         If given, a chain of its clones (generic path, greedy inference only).
     random_state : int, RandomState or None, default=None
@@ -102,6 +110,8 @@ class ClassifierChain(AdditiveLabelNB):
         "inference": [str],  # checked by fit, which names the choices
         "beam_width": [COUNT],
         "n_draws": [COUNT],
+        "label_alpha": [Interval(Real, 0, None, closed="left"), StrOptions({TUNED})],
+        "label_prior": [StrOptions({*LABEL_PRIORS, TUNED})],
     }
 
     @classmethod
@@ -118,8 +128,8 @@ class ClassifierChain(AdditiveLabelNB):
         beam_width=5,
         n_draws=100,
         prior_alpha=0.0,
-        label_alpha=1.0,
-        label_prior="uniform",
+        label_alpha="tuned",
+        label_prior="tuned",
         base_estimator=None,
         random_state=None,
         missing="error",

@@ -11,23 +11,24 @@
 from __future__ import annotations
 
 from ..base import is_additive
-from ..multilabel import candidate_events
+from ..multilabel import LABEL_TERMS, candidate_events
+from ..multilabel import WEAK_LABELS as _WEAK_LABELS
 
 __all__ = ["LABEL_GRID", "WEAK_LABELS", "auto_stages", "default_param_grid", "event_grid"]
 
 
 #: How ``param_grid="auto"`` smooths the label features of chains while it chooses their
 #: event model: towards each label's frequency, so strongly (10^6 pseudo-counts) that the
-#: chain is nearly binary relevance, whose event model is then the one that is chosen.
-WEAK_LABELS = {"label_prior": "marginal", "label_alpha": 1e6}
+#: chain is nearly binary relevance, whose event model is then the one that is chosen (the
+#: chains' own defaults start from the same, :data:`mlnb.multilabel.WEAK_LABELS`).
+WEAK_LABELS = dict(_WEAK_LABELS)
 
 #: The second stage of ``param_grid="auto"`` for chains, with the chosen event model: the
-#: default Laplace smoothing of the label features, and smoothing towards each label's
-#: frequency with fewer pseudo-counts than :data:`WEAK_LABELS` (the fewer, the more the
-#: chain's labels say about each other).
-LABEL_GRID = [{"label_prior": "uniform", "label_alpha": 1.0}] + [
-    {"label_prior": "marginal", "label_alpha": alpha} for alpha in (1.0, 10.0, 100.0, 1e3, 1e4)
-]
+#: Laplace smoothing of the label features, and smoothing towards each label's frequency
+#: with fewer pseudo-counts than :data:`WEAK_LABELS` (the fewer, the more the chain's
+#: labels say about each other); the label terms a chain's defaults try
+#: (:data:`mlnb.multilabel.LABEL_TERMS`).
+LABEL_GRID = [dict(terms) for terms in LABEL_TERMS]
 
 
 def event_grid(X):
