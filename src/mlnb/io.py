@@ -733,7 +733,11 @@ def _decode_strings(data, ends):
 
 
 def _fitted_state(estimator):
-    """Everything set on the estimator beyond its constructor parameters."""
+    """Everything set on the estimator beyond its constructor parameters (the parameters
+    a single-label classifier re-estimates lazily after one-row updates made first)."""
+    refresh = getattr(type(estimator), "_refresh_fitted", None)
+    if refresh is not None:
+        refresh(estimator)
     params = set(estimator.get_params(deep=False))
     return {k: v for k, v in vars(estimator).items() if k not in params}
 

@@ -28,6 +28,7 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
+from . import _online_rows
 from ._registered import Registered
 from .base.instances import UnitTestParams
 from .base.state import atomic, check_mergeable
@@ -232,6 +233,8 @@ class _BaseNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
         A call that raises leaves the classifier exactly as it was. A label of ``y`` outside
         ``classes`` raises ValueError (scikit-learn's discrete classifiers drop its rows).
         """
+        if _online_rows.add_rows(self, X, y, classes, sample_weight):
+            return self  # a few rows of a fitted classifier; changes nothing if it raises
         return self._partial_fit(X, y, classes, sample_weight)
 
     @atomic
@@ -266,6 +269,7 @@ class _BaseNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
         batch = self._batch_statistics(events, X, index, len(classes), sample_weight)
         stats = self.stats_.copy().merge(batch) if fitted else batch
         self._set_statistics(classes, stats, events)
+        _online_rows.own(self)  # new statistics, made under checked hyper-parameters
         return self
 
     def _batch_statistics(self, events, X, index, n_classes, sample_weight):
@@ -356,6 +360,35 @@ class _BaseNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
         self.class_count_ = stats.count
         self.class_log_prior_ = log_prior
         self.events_ = events
+
+    # The parameters derived from the statistics, which the fast path of partial_fit drops
+    # (mlnb._online_rows) and the first use re-estimates.
+    _DERIVED = ("params_", "class_count_", "class_log_prior_")
+
+    def __getattr__(self, name):
+        # Reached only when an attribute is not found: a derived one that was dropped.
+        fitted = vars(self)
+        if name in _BaseNB._DERIVED and "stats_" in fitted and "events_" in fitted:
+            self._refresh_fitted()
+            return fitted[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _refresh_fitted(self):
+        """Re-estimate the parameters derived from the statistics if they were dropped:
+        after it, the attributes hold the whole fitted state (what a model file saves)."""
+        fitted = vars(self)
+        if "stats_" in fitted and not all(name in fitted for name in self._DERIVED):
+            stats = self.stats_
+            self.params_ = self.events_.estimate(stats)
+            self.class_count_ = stats.count
+            self.class_log_prior_ = self._log_prior(stats.count)
+
+    def __getstate__(self):
+        # pickle, copy and deepcopy: the state holds the parameters, and the statistics it
+        # shares are no longer modified in place by this object (mlnb._online_rows).
+        self._refresh_fitted()
+        _online_rows.disown(self)
+        return super().__getstate__()
 
     def _log_prior(self, class_count):
         n_classes = len(class_count)

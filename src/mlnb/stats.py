@@ -735,6 +735,122 @@ class GroupStats:
         self.total_sums += weight * x
         return self
 
+    def add_rows(self, index, X, weights) -> GroupStats:
+        """Add row i of ``X`` to group ``index[i]`` with weight ``weights[i]``, in place.
+
+        The single-label online fast path (one group per row; a few rows, dense or CSR).
+        One dense row without missing entries takes Welford's update (as :meth:`add_row`),
+        a few such rows the statistics of the groups they reach combined by Chan's update,
+        and sparse rows without second moments add their entries where they are; rows with
+        missing entries (or wide sparse ones with second moments) merge their statistics
+        (:meth:`from_data` and :meth:`merge`). As :meth:`add_row`, it modifies the arrays
+        in place: not for a ``copy(deep=False)``.
+
+        Parameters
+        ----------
+        index : ndarray of int of shape (n_rows,)
+        X : ndarray or CSR matrix of shape (n_rows, n_features)
+            Rows as the event model prepares them (float).
+        weights : ndarray of shape (n_rows,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlnb.stats import GroupStats
+        >>> stats = GroupStats(2, 1).add_rows(np.array([0]), np.array([[1.0]]), np.ones(1))
+        >>> stats.add_rows(np.array([0, 1]), np.array([[3.0], [4.0]]), np.ones(2)).var
+        array([[1.],
+               [0.]])
+        """
+        sparse = sp.issparse(X)
+        values = X.data if sparse else X
+        if self.has_missing or np.isnan(values.sum()):
+            batch = GroupStats.from_data(
+                X, one_hot(index, self.n_groups), weights, second_moments=self.second_moments
+            )
+            return self.merge(batch)
+        self.__dict__.pop("_group_sums", None)  # the sums change in place
+        if sparse and not self.second_moments:
+            X = sp.csr_matrix(X)
+            rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+            entries = X.data * weights[rows]
+            np.add.at(self.sums, (index[rows], X.indices), entries)
+            np.add.at(self.total_sums, X.indices, entries)
+            np.add.at(self.count, index, weights)
+            self.total_count += float(weights.sum())
+            return self
+        if sparse and X.shape[0] * X.shape[1] > _block_rows(1):  # too large to densify
+            batch = GroupStats.from_data(
+                X, one_hot(index, self.n_groups), weights, second_moments=self.second_moments
+            )
+            return self.merge(batch)
+        X = X.toarray() if sparse else X
+        if X.shape[0] == 1:
+            return self._add_one(int(index[0]), X[0], float(weights[0]))
+        return self._add_dense(index, X, weights)
+
+    def _add_dense(self, index, X, weights):
+        """Dense rows without missing entries, row i to group ``index[i]``: their
+        statistics by group (as :meth:`_batch` of a partition) combined in place with the
+        groups they reach by Chan's update."""
+        self.__dict__.pop("_group_sums", None)  # the sums change in place
+        groups, inverse = np.unique(index, return_inverse=True)
+        G = np.zeros((X.shape[0], len(groups)))
+        G[np.arange(X.shape[0]), inverse.ravel()] = weights
+        count, sums, total_count = G.sum(axis=0), G.T @ X, float(weights.sum())
+        total_sums = sums.sum(axis=0)
+        if self.second_moments:
+            mean = _safe_divide(sums, count[:, None])
+            centred = X - mean[inverse.ravel()]
+            m2 = G.T @ (centred * centred)
+            total_mean = _safe_divide(total_sums, total_count)
+            total_m2 = (m2 + count[:, None] * (mean - total_mean) ** 2).sum(axis=0)
+            mine = self.count[groups][:, None]
+            self.m2[groups] = _chan_combine(
+                mine,
+                _safe_divide(self.sums[groups], mine),
+                self.m2[groups],
+                count[:, None],
+                mean,
+                m2,
+            )
+            self.total_m2[...] = _chan_combine(
+                np.asarray(self.total_count),
+                self.total_mean,
+                self.total_m2,
+                np.asarray(total_count),
+                total_mean,
+                total_m2,
+            )
+        self.count[groups] += count
+        self.sums[groups] += sums
+        self.total_count += total_count
+        self.total_sums += total_sums
+        return self
+
+    def _add_one(self, group, x, weight):
+        """:meth:`add_row` of a row ``x`` without missing entries to one ``group`` (an
+        int): the same update, on views of the group's arrays rather than copies."""
+        self.__dict__.pop("_group_sums", None)  # the sums change in place
+        count, sums = float(self.count[group]), self.sums[group]
+        weighted = x if weight == 1.0 else weight * x
+        if self.second_moments:
+            for n, centre, m2 in (
+                (count, sums, self.m2[group]),
+                (self.total_count, self.total_sums, self.total_m2),
+            ):
+                if n > 0:  # m2 += (x - mean)**2 n w / (n + w), in place (a third faster)
+                    deviation = centre / n
+                    deviation -= x
+                    deviation *= deviation
+                    deviation *= n * weight / (n + weight)
+                    m2 += deviation
+        self.count[group] = count + weight
+        sums += weighted
+        self.total_count += weight
+        self.total_sums += weighted
+        return self
+
     def copy(self, *, deep=True) -> GroupStats:
         """A copy; ``deep=False`` shares the arrays, which :meth:`merge` and :meth:`subtract`
         replace rather than modify, so the copy can be merged into or subtracted from

@@ -1,0 +1,207 @@
+"""The fast path of a single-label classifier's ``partial_fit`` on a few rows.
+
+A fitted classifier learning a stream row by row spent most of each call on checks sized
+for large batches (scikit-learn's ``check_array``, the target's type, the hyper-parameters),
+on grouping matrices built per call and on re-estimating every parameter. Here a call of
+up to :data:`MAX_ROWS` rows, a numpy array or CSR matrix with known classes, is checked in
+proportion to its size and added to the statistics in place (:meth:`GroupStats.add_rows`);
+the parameters derived from them are dropped and re-estimated when next used
+(``_BaseNB.__getattr__``).
+
+Its errors are the full path's: rows it is not sure of (another type or shape, NaN where
+the ``missing`` option refuses it, an unknown class, a bad weight, changed
+hyper-parameters) take the full path, which raises its own errors, and the one check it
+runs itself is the event model's ``prepare`` (the full path's), before anything changes.
+
+Statistics are modified in place only when the classifier made them itself (its last full
+``fit`` or ``partial_fit``: not statistics given to ``from_statistics``, nor those of a
+copy or of a loaded model), see :func:`own`; otherwise the call takes the full path, which
+makes them its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import weakref
+
+import numpy as np
+import scipy.sparse as sp
+
+from .events import BayesianGaussian, Gaussian
+from .events.gaussian import MAX_ABS_VALUE, MIN_FEATURE_SCALE
+
+__all__ = ["MAX_ROWS", "add_rows", "disown", "own"]
+
+#: The largest batch the fast path takes (larger ones gain little from it).
+MAX_ROWS = 256
+
+# The classifiers whose statistics are their own, with what was checked when they were
+# made (a _Record). Kept outside the estimators so that copies (pickled, deep-copied, or
+# whose attributes were copied) are not in it.
+_OWNED = weakref.WeakKeyDictionary()
+
+
+class _Record:
+    """The statistics an estimator made, its hyper-parameters then, and its classes with
+    the index of each (a dictionary: a few rows' classes are found without numpy)."""
+
+    __slots__ = ("class_list", "classes", "events", "gaussian", "index", "params", "stats")
+
+    def __init__(self, estimator):
+        values = vars(estimator)
+        self.stats = values["stats_"]
+        self.params = tuple((name, values.get(name)) for name in _param_names(type(estimator)))
+        self.classes = values["classes_"]
+        self.class_list = self.classes.tolist()
+        self.index = {value: i for i, value in enumerate(self.class_list)}
+        self.events = values["events_"]
+        self.gaussian = type(self.events) in (Gaussian, BayesianGaussian)
+
+    def holds(self, values):
+        """Whether ``values`` (an estimator's attributes) are still as recorded (by
+        identity: after ``set_params`` the full path checks the parameters again)."""
+        return (
+            self.stats is values.get("stats_")
+            and self.classes is values.get("classes_")
+            and self.events is values.get("events_")
+            and all(values.get(name) is value for name, value in self.params)
+        )
+
+
+_FLOAT64 = np.dtype(np.float64)
+
+#: What :func:`_weights` returns for rows given no weights (1 each).
+_UNIT = object()
+
+
+@functools.cache
+def _param_names(cls):
+    return tuple(cls._get_param_names())
+
+
+def own(estimator):
+    """Record that ``estimator.stats_`` is its own, made under its validated
+    hyper-parameters (call it after a full fit or ``partial_fit``)."""
+    _OWNED[estimator] = _Record(estimator)
+
+
+def disown(estimator):
+    """Forget that ``estimator.stats_`` is its own (it is shared: e.g. copied by
+    ``copy.copy``): its next ``partial_fit`` takes the full path, which makes new ones."""
+    _OWNED.pop(estimator, None)
+
+
+def _rows(estimator, X, gaussian):
+    """``(X, clean, checked)``: X as float64 rows of the fitted width (a dense array or
+    CSR), whether it holds no NaN, and whether it certainly passes a ``gaussian`` model's
+    ``prepare``; or None.
+
+    ``checked`` is found for dense rows in a few operations instead of the dozen of
+    :func:`mlnb.events.gaussian.check_range`, the same conditions on finite rows: no
+    magnitude above ``MAX_ABS_VALUE`` (which also excludes NaN and infinity), and no
+    feature whose largest magnitude is between 0 and ``MIN_FEATURE_SCALE``.
+    """
+    dense = type(X) is np.ndarray
+    if dense:
+        if X.ndim != 2:
+            return None
+    elif not (sp.issparse(X) and X.format == "csr"):
+        return None
+    n_rows, n_features = X.shape
+    if not 0 < n_rows <= MAX_ROWS or n_features != estimator.n_features_in_:
+        return None
+    if X.dtype is not _FLOAT64:
+        if X.dtype.kind not in "fiub" or X.dtype.itemsize > 8:
+            return None  # complex, long double, strings, objects: the full path
+        X = X.astype(np.float64)
+    if gaussian and dense:
+        magnitude = np.abs(X)
+        if magnitude.max() <= MAX_ABS_VALUE:  # false for NaN
+            largest = magnitude if n_rows == 1 else magnitude.max(axis=0)
+            checked = largest.min() >= MIN_FEATURE_SCALE or not np.any(
+                (largest > 0) & (largest < MIN_FEATURE_SCALE)
+            )
+            return X, True, checked
+    values = X.data if sp.issparse(X) else X
+    if math.isfinite(values.sum()):
+        return X, True, False
+    if estimator.missing != "ignore" or not np.isfinite(values[~np.isnan(values)]).all():
+        return None  # infinity, or NaN refused: the full path says so
+    return X, False, False
+
+
+def _known_classes(classes, record):
+    """Whether ``classes`` (None, or an array or list) are the fitted classes, in order."""
+    if classes is None or classes is record.classes:
+        return True
+    if not isinstance(classes, (np.ndarray, list, tuple)):
+        return False
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or classes.dtype.kind not in "iubfU":
+        return False  # the full path checks them
+    return classes.tolist() == record.class_list  # 1 == 1.0 == True, as numpy compares
+
+
+def _class_indices(record, y, n_rows):
+    """The index of each class of ``y`` (numbers or strings), a list; or None."""
+    if not isinstance(y, (np.ndarray, list, tuple)):
+        return None
+    y = np.asarray(y)
+    if y.shape != (n_rows,) or y.dtype.kind not in "iubfU":
+        return None
+    index = [record.index.get(value) for value in y.tolist()]
+    return None if None in index else index
+
+
+def _weights(sample_weight, n_rows):
+    """Valid row weights (finite, non-negative, not all zero), ``_UNIT`` if none are
+    given, or None."""
+    if sample_weight is None:
+        return _UNIT
+    if not isinstance(sample_weight, (np.ndarray, list, tuple)):
+        return None
+    weights = np.asarray(sample_weight)
+    if weights.shape != (n_rows,) or weights.dtype.kind not in "iuf":
+        return None
+    weights = weights.astype(np.float64)
+    if not (np.isfinite(weights).all() and (weights >= 0).all() and weights.any()):
+        return None
+    return weights
+
+
+def add_rows(estimator, X, y, classes, sample_weight):
+    """Add the rows to a fitted single-label classifier by the fast path; whether it did.
+
+    False means that nothing was done: the caller takes the full path. An error is raised
+    only by the event model's ``prepare``, the full path's own check, before any change.
+    """
+    fitted = vars(estimator)
+    record = _OWNED.get(estimator)
+    if record is None or "feature_names_in_" in fitted or not record.holds(fitted):
+        return False  # statistics not made here, or a DataFrame's columns to check
+    if not _known_classes(classes, record):
+        return False
+    rows = _rows(estimator, X, record.gaussian)
+    if rows is None:
+        return False
+    X, clean, checked = rows
+    index = _class_indices(record, y, X.shape[0])
+    weights = _weights(sample_weight, X.shape[0])
+    if index is None or weights is None:
+        return False
+    estimator._check_hyper_parameters()
+    if not checked:
+        X = estimator._bound_events().prepare(X, caller=type(estimator).__name__)
+    if "params_" in fitted:
+        for name in estimator._DERIVED:
+            fitted.pop(name, None)  # re-estimated when next used
+    stats = estimator.stats_
+    one_row = clean and type(X) is np.ndarray and X.shape == (1, stats.n_features)
+    if one_row and not stats.has_missing:
+        weight = 1.0 if weights is _UNIT else float(weights[0])
+        stats._add_one(index[0], X[0], weight)  # the common case, directly
+    else:
+        weights = np.ones(len(index)) if weights is _UNIT else weights
+        stats.add_rows(np.asarray(index), X, weights)
+    return True
