@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 
 import mlnb.metrics as metrics
 from mlnb import BinaryRelevance, ClassifierChain, MultinomialNB
@@ -90,20 +91,26 @@ def test_the_user_event_model_gives_the_hand_computed_log_odds():
 def test_fold_models_of_the_user_event_model_equal_refits():
     X, Y = counts(1)
     folds = [np.arange(k, len(X), 3) for k in range(3)]
-    engine = FoldStatistics(ClassifierChain(events=Geometric()), X, Y, folds)
+    chain = ClassifierChain(events=Geometric(), rule="predict")  # chooses nothing
+    engine = FoldStatistics(chain, X, Y, folds)
     for test, model in zip(folds, engine.models(), strict=True):
         train = np.setdiff1d(np.arange(len(X)), test)
-        refit = ClassifierChain(events=Geometric()).fit(X[train], Y[train])
+        refit = clone(chain).fit(X[train], Y[train])
         np.testing.assert_allclose(
             model.decision_function(X[test]), refit.decision_function(X[test]), rtol=1e-9
         )
 
 
 def _oof_predictions(tuned, Y):
-    """The chosen rule on the tuner's out-of-fold scores (what its best score measured)."""
+    """The chosen rule cross-fitted to the tuner's out-of-fold scores (what its score
+    measured: each fold decided by the rule fitted to the other folds' scores)."""
+    from mlnb.decision_rules import SortedScores
+    from mlnb.multilabel import cross_fitted, finite_scores
+
     if tuned.rule_ is None:
         pytest.skip("the estimator's own predict was kept: no rule to replay")
-    return tuned.rule_.predict(tuned.oof_scores_)
+    name, scores = tuned.best_strategy_, SortedScores(finite_scores(tuned.oof_scores_), Y)
+    return cross_fitted({name: clone(tuned.rule_)}, scores, tuned._folds(len(Y)))[name]
 
 
 def test_tuning_with_the_user_metric_and_event_model_then_a_model_file(registered, tmp_path):
@@ -117,7 +124,10 @@ def test_tuning_with_the_user_metric_and_event_model_then_a_model_file(registere
         results["params"], results["strategy"], results["score"], strict=True
     ):
         assert value <= 0, (params, strategy)
-    assert results["score"].max() == pytest.approx(-count_error(Y, _oof_predictions(tuned, Y)))
+    rows = list(zip(results["params"], results["strategy"], strict=True))
+    chosen = rows.index((tuned.best_params_, tuned.best_strategy_))
+    expected = -count_error(Y, _oof_predictions(tuned, Y))
+    assert results["score"][chosen] == pytest.approx(expected)
     assert any(isinstance(p.get("events"), Geometric) for p in tuned.cv_results_["params"])
     predicted = tuned.predict(X)
     path = tmp_path / "tuned.mlnb"

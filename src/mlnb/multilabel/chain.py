@@ -289,7 +289,7 @@ class ClassifierChain(AdditiveLabelNB):
         >>> from mlnb import ClassifierChain
         >>> X, Y = np.array([[2, 0], [0, 3], [1, 1], [3, 1]]), np.eye(2, dtype=int)[[0, 1, 0, 0]]
         >>> Y[2, 1] = 1
-        >>> chain = ClassifierChain(events="multinomial").fit(X, Y)
+        >>> chain = ClassifierChain(events="multinomial", rule="predict").fit(X, Y)
         >>> chain.predict_in_orders([[1, 2]], [[0, 1], [1, 0]])
         array([[[1, 1]],
         <BLANKLINE>

@@ -469,6 +469,8 @@ class DynamicChainEnsemble(MultiLabelNB):
         >>> from mlnb.datasets import make_multilabel
         >>> X, Y = make_multilabel(200, 5, 3, random_state=0)
         >>> model = DynamicChainEnsemble(n_chains=3, order=[0, 1, 2], random_state=0)
+        >>> model.set_params(rule="predict")  # the members' vote, as predict_in_orders
+        DynamicChainEnsemble(n_chains=3, order=[0, 1, 2], random_state=0, rule='predict')
         >>> labels = model.fit(X, Y).predict_in_orders(X[:4], [[0, 1, 2], [2, 1, 0]])
         >>> labels.shape
         (2, 4, 3)
