@@ -27,3 +27,16 @@ def shared_dataset():
         return _load(name, split)
 
     return get
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A Dask client on an in-process cluster of two one-thread workers (Dask tests)."""
+    dask_distributed = pytest.importorskip("distributed")
+    with (
+        dask_distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        dask_distributed.Client(cluster) as client,
+    ):
+        yield client

@@ -62,17 +62,6 @@ RARE_ROWS = slice(37, 138)  # the rows of the third partition, the only one with
 TOL = 1e-9
 
 
-@pytest.fixture(scope="module")
-def client():
-    with (
-        dask_distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        dask_distributed.Client(cluster) as client,
-    ):
-        yield client
-
-
 def _data(kind, *, seed=0, n_labels=4):
     """(X, y, Y): Gaussian or count features, a class vector and a label matrix.
 

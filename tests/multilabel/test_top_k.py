@@ -295,18 +295,6 @@ def test_work_memory_is_flat_in_the_number_of_rows(extreme, batch_size):
 
 
 # ---- Dask: one task per partition, equal to the in-memory result --------------------------------
-@pytest.fixture(scope="module")
-def client():
-    dask_distributed = pytest.importorskip("distributed")
-    with (
-        dask_distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        dask_distributed.Client(cluster) as client,
-    ):
-        yield client
-
-
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 @pytest.mark.parametrize("mode", ["scores", "labels"])
 def test_dask_top_k_equals_in_memory(client, counts_model, sparse, mode):
