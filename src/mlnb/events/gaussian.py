@@ -3,6 +3,11 @@
 Statistics used: per-class counts ``l_c``, means and centred second moments, and the mean and
 variance over all rows. Sparse input stays sparse: a row's log-likelihood is a per-class
 constant (every feature at zero) plus corrections for its non-zero entries only.
+
+The classical model's weight tables (precisions, normalising constants, the weights of the
+expanded squares, of the difference of two sets of parameters for a log-likelihood ratio)
+are made from the parameters at their first use and kept with them (private attributes,
+see :func:`~mlnb.events._base.pair_table`): predictions do only the products with the rows.
 """
 
 from __future__ import annotations
@@ -13,7 +18,14 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from ._base import EventModel, Parameters, entrywise_sum, non_negative
+from ._base import (
+    EventModel,
+    Parameters,
+    entrywise_sum,
+    non_negative,
+    pair_table,
+    transposed_difference,
+)
 
 __all__ = [
     "BayesianGaussian",
@@ -137,7 +149,7 @@ class Gaussian(EventModel):
     def estimate_stacked(self, stats, totals, member):
         """Each group's variance floor from its own model's totals; one shift for all.
 
-        The shift (the centre of the expanded squares, see :func:`_dense_quadratic`) only
+        The shift (the centre of the expanded squares, see :class:`_DenseTable`) only
         conditions the arithmetic: the stack uses the mean over all the models' rows.
         """
         epsilon = float(non_negative(self.var_smoothing, "var_smoothing"))
@@ -155,74 +167,187 @@ class Gaussian(EventModel):
         return GaussianParameters(stats.mean, var, shift)
 
     def zero_terms(self, params):
-        return -0.5 * (_LOG_2PI + np.log(params.var) + params.mean**2 / params.var)
+        """What a feature at 0 adds, read-only and made once per parameters object: the
+        missing-value path takes it at every prediction (see
+        :meth:`~mlnb.events.EventModel.score_observed`)."""
+        return _own_table(params, "zero_terms", lambda: _zero_terms(params))
 
     def score(self, params, X):
-        mean, precision = params.mean, 1.0 / params.var
-        log_norm = -0.5 * (_LOG_2PI + np.log(params.var)).sum(axis=1)
+        """``log p(x | group)`` from the weight tables of ``params`` (made at the first call,
+        one for dense and one for sparse rows, and reused)."""
         if sp.issparse(X):
-            # sum_v (x - m)^2 p = sum_v m^2 p + sum_{x_v != 0} (x^2 p - 2 x m p)
-            constant = log_norm - 0.5 * (mean**2 * precision).sum(axis=1)
-            squares = X.multiply(X)
-            return (
-                constant[None, :]
-                - 0.5 * np.asarray(squares @ precision.T)
-                + np.asarray(X @ (mean * precision).T)
-            )
-        return log_norm[None, :] + _dense_quadratic(X, mean, precision, params.shift)
+            return _own_table(params, "sparse", lambda: _sparse_table(params)).scores(X)
+        return _own_table(params, "dense", lambda: _dense_table(params)).scores(X)
 
     def score_ratio(self, params_a, params_b, X):
         """Both sides in one pass: one set of products with the difference of the weights.
 
         The normalising constants' ``log(2 pi)`` cancel; with different shifts (not the
-        case for a model's groups and their complements) the sides are scored apart.
+        case for a model's groups and their complements) the sides are scored apart. The
+        tables of the difference are made at the first call for the pair and reused.
         """
         shift = params_a.shift
         if not (params_b.shift is shift or np.array_equal(params_b.shift, shift)):
             return super().score_ratio(params_a, params_b, X)
-        mean = np.concatenate([params_a.mean, params_b.mean])
-        var = np.concatenate([params_a.var, params_b.var])
-        precision = 1.0 / var
-        n_groups = params_a.mean.shape[0]
-        log_var = np.log(var).sum(axis=1)
-        log_norm = -0.5 * (log_var[:n_groups] - log_var[n_groups:])
         if sp.issparse(X):
-            weighted = mean * precision
-            constant = log_norm - 0.5 * _difference((mean**2 * precision).sum(axis=1), n_groups)
-            squares = X.multiply(X)
-            return (
-                constant[None, :]
-                - 0.5 * np.asarray(squares @ _difference(precision, n_groups).T)
-                + np.asarray(X @ _difference(weighted, n_groups).T)
-            )
-        quadratic = _dense_quadratic(X, mean, precision, shift, difference=True)
-        quadratic += log_norm[None, :]
-        return quadratic
+            name, build = "sparse_ratio", _sparse_ratio_table
+        else:
+            name, build = "dense_ratio", _dense_ratio_table
+        return pair_table(params_a, params_b, name, lambda: build(params_a, params_b)).scores(X)
 
 
 # Rounding error of the expanded square is about 1e-16 * (mean - shift)**2 * precision; pairs
 # where that factor exceeds this bound are computed exactly instead.
 _STIFF = 1e4
-# Floats of the per-block temporaries of _dense_quadratic (2**17: 1 MiB).
+# Floats of the per-block temporaries of _DenseTable.scores (2**17: 1 MiB).
 _ROW_BUDGET = 1 << 17
+# Floats of the per-block temporaries of the stiff pairs' exact terms (2**22: 32 MiB).
+_STIFF_BUDGET = 1 << 22
 
 
-def _difference(stacked, n_groups):
-    """``a - b`` of an array stacking a's groups over b's."""
-    return stacked[:n_groups] - stacked[n_groups:]
+# ---- weight tables: everything scoring rows needs that does not depend on the rows ------
+def _own_table(params, name, build):
+    """``build()`` made once per parameters object and kept with it: :func:`pair_table`
+    without a partner (parameters never change in place; model files leave it out)."""
+    return pair_table(params, None, name, build)
 
 
-def _dense_quadratic(X, mean, precision, shift, *, difference=False, block_budget=1 << 22):
-    """``-0.5 * sum_v (x_v - mean_cv)**2 * precision_cv`` for dense X, shape (n, g).
+def _zero_terms(params):
+    terms = -0.5 * (_LOG_2PI + np.log(params.var) + params.mean**2 / params.var)
+    terms.setflags(write=False)  # shared by every call: no caller may change it
+    return terms
 
-    Matrix products on the square expanded about the overall mean ``shift``. That expansion
-    cancels badly where a class has a tiny variance and a mean far from ``shift`` (a feature
-    constant within the class): those few "stiff" (class, feature) pairs are summed exactly.
 
-    With ``difference``, the 2h classes are two sets of h and the result is
-    ``q[:, :h] - q[:, h:]``, shape (n, h), computed with one product per term instead of
-    two (the log-likelihood ratio of two sets of parameters).
+@dataclass(eq=False, frozen=True)
+class _SparseTable:
+    """Scores of sparse rows: ``constant - 0.5 (X * X) @ precision + X @ weighted``.
+
+    From ``sum_v (x - m)^2 p = sum_v m^2 p + sum_{x_v != 0} (x^2 p - 2 x m p)``: a
+    per-group constant (normalisation included) and corrections for the non-zero entries
+    only. ``precision`` and ``weighted`` (``mean * precision``) are (n_features x n_groups)
+    and C-contiguous: the right operands of scipy's products, which copy any other layout.
     """
+
+    constant: np.ndarray
+    precision: np.ndarray
+    weighted: np.ndarray
+
+    def scores(self, X):
+        squares = X.multiply(X)
+        return (
+            self.constant[None, :]
+            - 0.5 * np.asarray(squares @ self.precision)
+            + np.asarray(X @ self.weighted)
+        )
+
+
+@dataclass(eq=False, frozen=True)
+class _StiffPairs:
+    """(class, feature) pairs whose squares are summed exactly: each pair's feature, mean
+    and precision, and ``to_class`` (n_pairs x n_groups), +1 where a pair adds to a group
+    (-1 for the second side of a difference)."""
+
+    features: np.ndarray
+    mean: np.ndarray
+    precision: np.ndarray
+    to_class: sp.csr_matrix
+
+    def add_to(self, quadratic, X):
+        """Add each pair's ``(x - mean)**2 * precision`` to its group's column."""
+        rows = max(_STIFF_BUDGET // len(self.features), 1)
+        for start in range(0, X.shape[0], rows):
+            block = X[start : start + rows, self.features] - self.mean
+            exact = block**2 * self.precision
+            quadratic[start : start + rows] += np.asarray((self.to_class.T @ exact.T).T)
+
+
+@dataclass(eq=False, frozen=True)
+class _DenseTable:
+    """Scores of dense rows: ``log_norm - 0.5 * sum_v (x_v - mean_cv)**2 * precision_cv``.
+
+    Matrix products on the square expanded about the overall mean ``shift``::
+
+        (x - s)**2 @ square_weight.T - 2 (x - s) @ linear_weight.T + constant
+
+    That expansion cancels badly where a class has a tiny variance and a mean far from
+    ``shift`` (a feature constant within the class): those few ``stiff`` pairs weigh 0 in
+    the products and are summed exactly. For the log-likelihood ratio of two sets of
+    parameters each weight is the difference of the two sides': one product per term.
+    """
+
+    shift: np.ndarray
+    square_weight: np.ndarray
+    linear_weight: np.ndarray
+    constant: np.ndarray
+    log_norm: np.ndarray
+    stiff: _StiffPairs | None
+
+    def scores(self, X):
+        n_out = len(self.constant)
+        # Blocks of rows keep the temporaries (centred rows, linear term) small.
+        quadratic = np.empty((X.shape[0], n_out))
+        rows = max(_ROW_BUDGET // (X.shape[1] + n_out), 1)
+        for start in range(0, X.shape[0], rows):
+            centred = X[start : start + rows] - self.shift
+            linear = centred @ self.linear_weight.T
+            linear *= 2.0
+            part = quadratic[start : start + rows]
+            np.matmul(np.square(centred, out=centred), self.square_weight.T, out=part)
+            part -= linear
+        quadratic += self.constant[None, :]
+        if self.stiff is not None:
+            self.stiff.add_to(quadratic, X)
+        quadratic *= -0.5
+        quadratic += self.log_norm[None, :]
+        return quadratic
+
+
+def _sparse_table(params):
+    mean, precision = params.mean, 1.0 / params.var
+    constant = _log_norm(params.var) - 0.5 * (mean**2 * precision).sum(axis=1)
+    return _SparseTable(constant, _transposed(precision), _transposed(mean * precision))
+
+
+def _sparse_ratio_table(params_a, params_b):
+    mean, precision, log_norm, n_groups = _stacked(params_a, params_b)
+    constant = log_norm - 0.5 * _difference((mean**2 * precision).sum(axis=1), n_groups)
+    weighted = mean * precision
+    return _SparseTable(
+        constant,
+        transposed_difference(precision[:n_groups], precision[n_groups:]),
+        transposed_difference(weighted[:n_groups], weighted[n_groups:]),
+    )
+
+
+def _dense_table(params):
+    precision = 1.0 / params.var
+    return _quadratic_table(params.mean, precision, params.shift, _log_norm(params.var))
+
+
+def _dense_ratio_table(params_a, params_b):
+    mean, precision, log_norm, _ = _stacked(params_a, params_b)
+    return _quadratic_table(mean, precision, params_a.shift, log_norm, difference=True)
+
+
+def _log_norm(var):
+    """Each group's ``-0.5 * sum_v log(2 pi var_v)``."""
+    return -0.5 * (_LOG_2PI + np.log(var)).sum(axis=1)
+
+
+def _stacked(params_a, params_b):
+    """Both sides' means and precisions, a's groups over b's; the difference of their
+    normalising constants (``log(2 pi)`` cancels); the number of groups of a side."""
+    mean = np.concatenate([params_a.mean, params_b.mean])
+    var = np.concatenate([params_a.var, params_b.var])
+    precision = 1.0 / var
+    n_groups = params_a.mean.shape[0]
+    log_var = np.log(var).sum(axis=1)
+    return mean, precision, -0.5 * (log_var[:n_groups] - log_var[n_groups:]), n_groups
+
+
+def _quadratic_table(mean, precision, shift, log_norm, *, difference=False):
+    """The :class:`_DenseTable` of these classes; with ``difference``, the 2h classes are
+    two sets of h and its scores are those of the first set minus those of the second."""
     centred_mean = mean - shift
     stiff = centred_mean**2 * precision > _STIFF
     soft = np.where(stiff, 0.0, precision)
@@ -234,32 +359,28 @@ def _dense_quadratic(X, mean, precision, shift, *, difference=False, block_budge
         square_weight = _difference(square_weight, n_out)
         linear_weight = _difference(linear_weight, n_out)
         constant = _difference(constant, n_out)
-    del centred_mean, soft  # parameter-sized: as large as the result on small data sets
-    # Blocks of rows keep the temporaries (centred rows, linear term) small.
-    quadratic = np.empty((X.shape[0], n_out))
-    rows = max(_ROW_BUDGET // (X.shape[1] + n_out), 1)
-    for start in range(0, X.shape[0], rows):
-        centred = X[start : start + rows] - shift
-        linear = centred @ linear_weight.T
-        linear *= 2.0
-        part = quadratic[start : start + rows]
-        np.matmul(np.square(centred, out=centred), square_weight.T, out=part)
-        part -= linear
-    quadratic += constant[None, :]
     classes, features = np.nonzero(stiff)
+    pairs = None
     if len(classes):
         values = np.where(classes < n_out, 1.0, -1.0)
         to_class = sp.csr_matrix(
             (values, (np.arange(len(classes)), classes % n_out)),
             shape=(len(classes), n_out),
         )
-        rows = max(block_budget // len(classes), 1)
-        for start in range(0, X.shape[0], rows):
-            block = X[start : start + rows, features] - mean[classes, features]
-            exact = block**2 * precision[classes, features]
-            quadratic[start : start + rows] += np.asarray((to_class.T @ exact.T).T)
-    quadratic *= -0.5
-    return quadratic
+        pairs = _StiffPairs(
+            features, mean[classes, features], precision[classes, features], to_class
+        )
+    return _DenseTable(shift, square_weight, linear_weight, constant, log_norm, pairs)
+
+
+def _difference(stacked, n_groups):
+    """``a - b`` of an array stacking a's groups over b's."""
+    return stacked[:n_groups] - stacked[n_groups:]
+
+
+def _transposed(array):
+    """``array.T`` as a C-contiguous array (what scipy's sparse products take as it is)."""
+    return np.ascontiguousarray(array.T)
 
 
 def _student_t_term(x, mean, scale, b_post, exponent):
@@ -342,6 +463,8 @@ class BayesianGaussian(EventModel):
         return params.log_norm
 
     def score(self, params, X):
+        # Entrywise: each term depends on x inside a logarithm, so there is no table of the
+        # parameters alone to keep (at_zero is derived once, with the parameters).
         terms = [params.mean, params.scale, params.rate, params.exponent]
         corrections = entrywise_sum(X, _student_t_term, terms)
         return params.at_zero[None, :] + corrections
