@@ -309,8 +309,21 @@ def test_fit_warns_when_out_of_fold_label_sets_are_far_too_large():
     rng = np.random.default_rng(0)
     Y = np.eye(12, dtype=int)[rng.integers(0, 12, 200)]  # one label per row
     X = rng.poisson(1 + 3 * Y @ rng.random((12, 30)))
-    with pytest.warns(CardinalityWarning, match=r"12\.00 labels per row predicted"):
+    with pytest.warns(CardinalityWarning, match=r"12\.00 labels per row predicted.*defaults"):
         BinaryRelevance(events="multinomial", rule=RCut(k=12)).fit(X, Y)
+
+
+def test_the_warning_suggests_the_defaults_only_away_from_them():
+    from mlnb.multilabel import at_defaults, warn_cardinality
+
+    assert at_defaults(BinaryRelevance()) and at_defaults(EnsembleClassifierChains())
+    assert not at_defaults(BinaryRelevance(events="gaussian"))
+    assert not at_defaults(BinaryRelevance(rule="predict"))
+    with pytest.warns(CardinalityWarning, match="try the defaults"):
+        warn_cardinality(8.0, 1.0, where="here", estimator=BinaryRelevance(events="gaussian"))
+    with pytest.warns(CardinalityWarning, match="at the defaults, no setting tried") as caught:
+        warn_cardinality(8.0, 1.0, where="here", estimator=BinaryRelevance())
+    assert "try the defaults" not in str(caught[0].message)
 
 
 def test_fit_warns_when_out_of_fold_label_sets_are_far_too_small():

@@ -409,7 +409,8 @@ def cross_validate(
             warnings.warn(message, DegeneratePredictionWarning, stacklevel=2)
         else:
             predicted, true, _ = np.mean([r[4] for r in results], axis=0)
-            warn_cardinality(predicted, true, where=f"{_name(estimator)} on the test folds")
+            where = f"{_name(estimator)} on the test folds"
+            warn_cardinality(predicted, true, where=where, estimator=estimator)
     return CVResult(
         scores=scores,
         train_time=np.array([r[1] for r in results]),

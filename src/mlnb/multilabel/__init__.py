@@ -1,6 +1,6 @@
 """Multi-label strategies that combine per-label Naive Bayes log-likelihoods."""
 
-from ._base import CardinalityWarning, warn_cardinality
+from ._base import CardinalityWarning, at_defaults, warn_cardinality
 from ._knn_members import choose_neighbours
 from ._resolution import (
     LABEL_TERMS,
@@ -32,6 +32,7 @@ __all__ = [
     "BaggedBinaryRelevance",
     "BinaryRelevance",
     "CardinalityWarning",
+    "at_defaults",
     "CascadeSteps",
     "ClassifierChain",
     "DynamicChain",

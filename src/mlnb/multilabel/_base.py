@@ -63,6 +63,7 @@ __all__ = [
     "MultiLabelClassifierMixin",
     "MultiLabelEstimator",
     "MultiLabelNB",
+    "at_defaults",
     "count_new_labels",
     "drop_rule",
     "warn_cardinality",
@@ -537,6 +538,7 @@ class AdditiveLabelNB(MultiLabelNB):
             resolution.true_cardinality,
             where=f"{type(self).__name__} out of fold",
             setting=f"events={resolution.events!r}, rule={resolution.rule_name!r}",
+            estimator=self,
         )
         return self
 
@@ -618,22 +620,33 @@ class CardinalityWarning(UserWarning):
     data, or the decision rule cuts in the wrong place."""
 
 
-def warn_cardinality(predicted, true, *, where, setting=None):
+def warn_cardinality(predicted, true, *, where, setting=None, estimator=None):
     """A :class:`CardinalityWarning` when ``predicted`` labels per row are below a quarter
-    or above four times the ``true`` labels per row (``where`` says which rows)."""
+    or above four times the ``true`` labels per row (``where`` says which rows). The
+    message suggests the defaults unless ``estimator`` is at them (:func:`at_defaults`)."""
     if not (np.isfinite(predicted) and np.isfinite(true)) or true <= 0:
         return
     if true / 4 <= predicted <= 4 * true:
         return
     cause = f" with {setting}" if setting else ""
+    advice = "try the defaults (events='tuned', rule='tuned')"
+    if estimator is not None and at_defaults(estimator):
+        advice = "at the defaults, no setting tried did better out of sample"
     warnings.warn(
         f"{where}: {predicted:.2f} labels per row predicted{cause}, {true:.2f} in truth; "
         "likely cause: an event model that does not suit the data (e.g. the Gaussian on word "
-        "counts or 0/1 features) or the decision rule; try the defaults (events='tuned', "
-        "rule='tuned')",
+        f"counts or 0/1 features) or the decision rule; {advice}",
         CardinalityWarning,
         stacklevel=3,
     )
+
+
+def at_defaults(estimator):
+    """Whether ``estimator`` chooses its event model and decision rule itself (each of its
+    ``events`` and ``rule`` parameters, at least one present, at ``"tuned"``)."""
+    params = estimator.get_params(deep=False)
+    given = [params[name] for name in ("events", "rule") if name in params]
+    return bool(given) and all(is_tuned(value) for value in given)
 
 
 def check_same_choice(estimator, other):

@@ -147,6 +147,7 @@ def _choose(ensemble, Y, out_of_bag, rule, held_out, random_state):
         true_cardinality,
         where=f"{type(ensemble).__name__} {held_out}",
         setting=f"events={events!r}, rule={name!r}",
+        estimator=ensemble,
     )
 
 
