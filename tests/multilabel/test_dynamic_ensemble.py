@@ -39,7 +39,8 @@ def test_one_member_without_preprocessing_equals_its_dynamic_chain(sparse):
     X, Y = dependent_labels(0, n=300)
     X = X - X.min()
     X_in = sp.csr_matrix(X) if sparse else X
-    ensemble = DynamicChainEnsemble(n_chains=1, beta=3.0, random_state=5, **PLAIN).fit(X_in, Y)
+    ensemble = DynamicChainEnsemble(n_chains=1, beta=3.0, rule="predict", random_state=5, **PLAIN)
+    ensemble.fit(X_in, Y)
     chain = DynamicChain(beta=3.0, rule="predict", random_state=5).fit(X_in, Y)
     np.testing.assert_array_equal(ensemble.predict(X_in), chain.predict(X_in))
     np.testing.assert_array_equal(ensemble.validation_predicted_[0], chain.validation_predicted_)

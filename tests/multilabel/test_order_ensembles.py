@@ -177,6 +177,7 @@ def one_member(base, order, seed, **settings):
         base=base,
         order=order,
         sample_fraction=1.0,
+        rule="predict",  # as OOCC's member: its labels in given orders
         random_state=seed,
         **extra,
         **settings,

@@ -155,3 +155,22 @@ def test_at_most_max_scored_rows_are_scored(monkeypatch):
     rows = _out_of_bag.scored_rows(len(X))
     assert len(np.unique(rows)) == 60 and np.all(np.diff(rows) > 0)
     assert model.chosen_["rule"] in model.chosen_["out_of_bag_micro_f1"]
+
+
+def test_deciding_by_its_own_fitted_rule_an_ensemble_takes_binary_relevances_choice():
+    """With a rule of its own (rule="tuned"), the members' event model is the one
+    BinaryRelevance() chooses with its rules; deciding by the vote, the one BR chooses at
+    its own 0.5 rule."""
+    import scipy.sparse as sp
+
+    from mlnb import BinaryRelevance
+    from mlnb.multilabel._resolution import resolve_settings
+
+    X, Y = dependent_labels(9, counts=True)
+    full = BinaryRelevance().fit(X, Y).chosen_["events"]
+    own = resolve_settings(BinaryRelevance(), X, sp.csr_matrix(Y), rule="predict").events
+    assert repr(full) != repr(own)  # the two choices differ on these rows
+    for name in ("ECC", "bagged BR", "DC"):
+        tuned, vote = ENSEMBLES[name]().fit(X, Y), ENSEMBLES[name](rule="predict").fit(X, Y)
+        assert repr(tuned.events_) == repr(full), name
+        assert repr(vote.events_) == repr(own), name

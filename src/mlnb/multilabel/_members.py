@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ..events.auto import is_rule
+from ..events.auto import is_rule, is_tuned
 from ..missing import has_missing
 from ..stats import GroupStats
 from ._inference import dynamic_greedy_search, greedy_search
@@ -201,9 +201,11 @@ class NBMembers(_Members):
         return scaled, (base > 0).astype(np.int8)
 
     def fold_settings(self):
-        """The inner folds' event model: the one a rule chose from all the training rows."""
+        """The inner folds' event model: the one a rule or the search (``"tuned"``) chose
+        from all the training rows."""
         ensemble = self.ensemble
-        return {"events": ensemble.events_} if is_rule(ensemble.events) else {}
+        chosen = is_rule(ensemble.events) or is_tuned(ensemble.events)
+        return {"events": ensemble.events_} if chosen else {}
 
     def model(self, member):
         """Feature parameters, prior log-odds and label-pair terms of one member."""

@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..base.validation import check_label_matrix
-from ..events.auto import is_rule
+from ..events.auto import is_rule, is_tuned
 from ._base import NB_CONSTRAINTS, MultiLabelNB
 from ._inference import dynamic_greedy_search, greedy_search
 from ._labels import resolve_order
@@ -182,7 +182,7 @@ class DynamicChain(MultiLabelNB):
         """The chain fitted on the ``train`` rows with this one's event model, deciding
         by its own labels."""
         inner = clone(self).set_params(beta=1.0, random_state=0, rule=OWN_RULE)
-        if is_rule(self.events):  # the model chosen from all the training rows
+        if is_rule(self.events) or is_tuned(self.events):  # chosen from all the rows
             inner.set_params(events=self.events_)
         return inner.fit(X[train], Y[train], sample_weight=weight[train])
 
