@@ -341,10 +341,7 @@ def choose_rule(scores, own, truth, *, rule=None, random_state=0):
     rules = _rules_to_try(rule)
     options = [(OWN_RULE, None, own)] if with_own else []
     if rules:
-        sorted_scores = SortedScores(finite_scores(scores), truth)
-        fitted = fit_rules(rules, sorted_scores)
-        tried = cross_fitted(rules, sorted_scores, folds)
-        options += [(name, fitted[name], tried[name]) for name in fitted]
+        options += _rule_options(rules, SortedScores(finite_scores(scores), truth), folds)
     best, results = {}, {}
     for name, fitted_rule, predicted in options:
         value = results[name] = float(score(truth, predicted))
@@ -354,6 +351,13 @@ def choose_rule(scores, own, truth, *, rule=None, random_state=0):
     plainest = (results[OWN_RULE], None, OWN_RULE, None, own) if with_own else None
     _, _, name, fitted_rule, predicted = _climb(best, plainest, score, truth, folds)
     return RuleChoice(name, fitted_rule, predicted, results)
+
+
+def _rule_options(rules, sorted_scores, folds):
+    """``(name, rule fitted to every row, cross-fitted labels)`` of each of ``rules``."""
+    fitted = fit_rules(rules, sorted_scores)
+    tried = cross_fitted(rules, sorted_scores, folds)
+    return [(name, fitted[name], tried[name]) for name in fitted]
 
 
 def cross_fitted(rules, sorted_scores, folds):
@@ -415,6 +419,24 @@ def _screen(scores, truth, score):
     return float(score(truth, cut.predict(sorted_scores))), sorted_scores
 
 
+def _screen_rows(search):
+    """``(only, truth)`` of a screen of settings: the first fold on data of more than
+    :data:`SCREEN_ENTRIES` label entries (``only=[0]``), else every fold (``None``)."""
+    if search.truth.size > SCREEN_ENTRIES:
+        return [0], search.truth[search.folds[0]]
+    return None, search.truth
+
+
+def _on_every_fold(search, template, screened, sorted_scores, only):
+    """The ``screened`` setting (a :class:`_Candidate` and its sorted scores) scored on
+    every fold: as it is if the screen had every fold (``only`` None), else scored again."""
+    if only is None:
+        return screened, sorted_scores
+    args = (template, [screened.events], search.X, search.Y, search.folds, search.weight)
+    screened = next(_out_of_fold(*args, engines=search.engines))
+    return screened, SortedScores(screened.scores, search.truth)
+
+
 def _with_selected_features(chosen, search, results):
     """``chosen`` (value, candidate, rule name, fitted rule, labels) with each label's
     best features kept (:class:`~mlnb.events.ChiSquaredSelection`) if that wins by one
@@ -426,8 +448,7 @@ def _with_selected_features(chosen, search, results):
     _, candidate, name, _, _ = chosen
     if isinstance(candidate.events, ChiSquaredSelection):
         return chosen
-    on_one_fold = search.truth.size > SCREEN_ENTRIES  # screen the numbers on fold 0
-    only, part = ([0], search.truth[search.folds[0]]) if on_one_fold else (None, search.truth)
+    only, part = _screen_rows(search)
     screened, best = {}, None  # number kept -> screen value; the best's scores
     while grid := _kept_counts(search.X.shape[1], screened):
         kept = [ChiSquaredSelection(candidate.events, k=k) for k in grid]
@@ -448,16 +469,13 @@ def _with_selected_features(chosen, search, results):
     if best is None:
         return chosen
     _, selected, sorted_scores = best
-    if on_one_fold:  # the best number on every fold
-        args = (search.template, [selected.events], search.X, search.Y, search.folds)
-        selected = next(_out_of_fold(*args, search.weight, engines=search.engines))
-        sorted_scores = SortedScores(selected.scores, search.truth)
+    selected, sorted_scores = _on_every_fold(search, search.template, selected, sorted_scores, only)
     if name == OWN_RULE:
         fitted, predicted = None, selected.own
     else:
-        rule = {name: search.rules[name]}
-        fitted = fit_rules(rule, sorted_scores)[name]
-        predicted = cross_fitted(rule, sorted_scores, search.folds)[name]
+        [(_, fitted, predicted)] = _rule_options(
+            {name: search.rules[name]}, sorted_scores, search.folds
+        )
     value = float(search.score(search.truth, predicted))
     results[repr(selected.events)] = {name: value}
     option = (value, selected, name, fitted, predicted)
@@ -539,9 +557,7 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
         consider(candidate, [(OWN_RULE, None, candidate.own)] if with_own else [])
 
     def with_rules(candidate, sorted_scores):
-        fitted = fit_rules(rules, sorted_scores)
-        tried = cross_fitted(rules, sorted_scores, folds) if len(fitted) else {}
-        consider(candidate, [(name, fitted[name], tried[name]) for name in fitted])
+        consider(candidate, _rule_options(rules, sorted_scores, folds) if rules else [])
 
     def screen(candidate, part):  # how well the scores rank: own predict or one cut
         value, sorted_scores = _screen(candidate.scores, part, score)
@@ -630,8 +646,7 @@ def _with_label_terms(chosen, search, results, variants, weak, with_own):
     variants are screened as the event models are; the best is tried with every rule
     (and its own labels), cross-fitted."""
     _, candidate, _, _, _ = chosen
-    on_one_fold = search.truth.size > SCREEN_ENTRIES
-    only, part = ([0], search.truth[search.folds[0]]) if on_one_fold else (None, search.truth)
+    only, part = _screen_rows(search)
     best = None  # (screen value, variant, candidate, sorted scores)
     for variant in variants:
         template = clone(search.template).set_params(**variant)
@@ -643,16 +658,11 @@ def _with_label_terms(chosen, search, results, variants, weak, with_own):
         if best is None or value > best[0]:
             best = (value, variant, scored, sorted_scores)
     _, variant, scored, sorted_scores = best
-    if on_one_fold:  # the best variant on every fold
-        template = clone(search.template).set_params(**variant)
-        args = (template, [candidate.events], search.X, search.Y, search.folds, search.weight)
-        scored = next(_out_of_fold(*args, engines=search.engines))
-        sorted_scores = SortedScores(scored.scores, search.truth)
+    template = clone(search.template).set_params(**variant)
+    scored, sorted_scores = _on_every_fold(search, template, scored, sorted_scores, only)
     options = [(OWN_RULE, None, scored.own)] if with_own else []
     if search.rules:
-        fitted = fit_rules(search.rules, sorted_scores)
-        tried = cross_fitted(search.rules, sorted_scores, search.folds)
-        options += [(name, fitted[name], tried[name]) for name in fitted]
+        options += _rule_options(search.rules, sorted_scores, search.folds)
     key = f"{candidate.events!r} with {variant}"
     values = {name: float(search.score(search.truth, labels)) for name, _, labels in options}
     results[key] = values
