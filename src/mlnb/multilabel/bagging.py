@@ -187,9 +187,11 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
             prefer="threads",
         )
         self.estimators_ = list(members)
-        out = (memberships == 0).any()
-        held_out = lambda rows: self._out_of_bag(X[rows], memberships[rows])  # noqa: E731
-        settle_rule(self, Y, held_out, any_out=out)
+
+        def held_out(rows):  # the members' scores of these rows, out of their samples
+            return self._out_of_bag(X[rows], memberships[rows])
+
+        settle_rule(self, Y, held_out, any_out=(memberships == 0).any())
         return self
 
     def _out_of_bag(self, X, memberships):

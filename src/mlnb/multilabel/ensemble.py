@@ -226,12 +226,20 @@ class EnsembleClassifierChains(MultiLabelNB):
         self.orders_ = orders
         self._rng = rng
         if first_call:
-            out = (membership == 0).any()
-            held_out = lambda rows: self._out_of_bag(X[rows], membership[rows])  # noqa: E731
-            settle_rule(self, Y, held_out, any_out=out)
+            self._settle_rule(X, Y, membership)
         elif new_labels and self.rule_ is not None:
             drop_rule(self, n_labels - new_labels)
         return self
+
+    def _settle_rule(self, X, Y, membership):
+        """``rule_`` as given, or chosen on the rows out of each chain's sample
+        (:func:`~._out_of_bag.settle_rule`; ``membership``: times each row is in each
+        chain's sample)."""
+
+        def held_out(rows):
+            return self._out_of_bag(X[rows], membership[rows])
+
+        settle_rule(self, Y, held_out, any_out=(membership == 0).any())
 
     def _out_of_bag(self, X, membership):
         """Every chain's scores and labels of the rows out of its sample (``membership``:
@@ -314,9 +322,7 @@ class EnsembleClassifierChains(MultiLabelNB):
             prefer="threads",
         )
         self.estimators_ = list(chains)
-        out = (membership == 0).any()
-        held_out = lambda rows: self._out_of_bag(X[rows], membership[rows])  # noqa: E731
-        settle_rule(self, Y, held_out, any_out=out)
+        self._settle_rule(X, Y, membership)
         return self
 
     def _fit_chain(self, X, Y, sample_weight, order, times):
