@@ -40,7 +40,13 @@ This package is a leaf: it imports nothing else of mlnb.
 """
 
 from . import _sets  # noqa: F401  (the criteria register where defined; _sets names groups)
-from ._at_k import label_propensities, ndcg_at_k, precision_at_k, psprecision_at_k
+from ._at_k import (
+    label_propensities,
+    ndcg_at_k,
+    precision_at_k,
+    psprecision_at_k,
+    top_k_labels,
+)
 from ._multilabel import (
     f1_score,
     fdr,
@@ -100,6 +106,7 @@ __all__ = [
     "precision_at_k",
     "precision_score",
     "psprecision_at_k",
+    "top_k_labels",
     "recall_score",
     "register_metric",
     "register_metric_set",

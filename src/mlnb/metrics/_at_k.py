@@ -44,7 +44,7 @@ from ._counts import _as_indicator
 from ._ranking import _check_weight
 from ._registry import register_metric
 
-__all__ = ["label_propensities", "ndcg_at_k", "precision_at_k", "psprecision_at_k"]
+__all__ = ["label_propensities", "ndcg_at_k", "precision_at_k", "psprecision_at_k", "top_k_labels"]
 
 # Cells of a dense score chunk: a few arrays of this size are alive at once (~8 MB each).
 _CHUNK_CELLS = 1 << 20
@@ -93,12 +93,32 @@ def _check_top_scores(Y_true, scores):
 # ---------------------------------------------------------------- the top k of every row
 
 
-def _dense_top_k(S, k):
-    """Column indices of the ``k`` best labels of each row of a dense chunk, best first.
+def top_k_labels(S, k):
+    """Column indices of the ``k`` best labels of each row of dense scores, best first.
 
     ``np.argpartition`` finds k best labels; in the rows where the k-th best score is
     shared by labels left out, the labels scored above it are kept and the places left
-    go to the lowest-indexed labels of that score (the tie rule).
+    go to the lowest-indexed labels of that score (the tie rule of every top-k criterion
+    here, and of the estimators' ``predict_top_k``).
+
+    Parameters
+    ----------
+    S : ndarray of shape (n_samples, n_labels)
+        Real scores without NaN.
+    k : int
+        Labels per row, >= 1 (every label, ranked, when ``k`` is at least L).
+
+    Returns
+    -------
+    ndarray of int, shape (n_samples, min(k, n_labels))
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb.metrics import top_k_labels
+    >>> top_k_labels(np.array([[0.1, 0.7, 0.7, 0.7], [3.0, 1.0, 2.0, 0.0]]), 2)
+    array([[1, 2],
+           [0, 2]])
     """
     n_labels = S.shape[1]
     if k >= n_labels:
@@ -139,7 +159,7 @@ def _top_k(scores, k):
         S = scores[start : start + step].astype(np.float64, copy=False)
         if np.isnan(S).any():
             raise ValueError("scores must not contain NaN.")
-        cols[start : start + step] = _dense_top_k(S, kk)
+        cols[start : start + step] = top_k_labels(S, kk)
     rows = np.repeat(np.arange(n, dtype=np.int64), kk)
     places = np.tile(np.arange(kk, dtype=np.int64), n)
     return rows, cols.ravel(), places

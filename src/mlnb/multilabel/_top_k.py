@@ -7,11 +7,11 @@ rows are scored a chunk at a time (``batch_size`` rows, by default a chunk of ab
 kept, so the work memory is a few chunks whatever the number of rows; the result holds
 ``n * k`` scores.
 
-*Selection.* ``np.argpartition`` finds k best labels of every row in linear time. A row
-whose k-th best score is shared by labels left out (a tie at the cut) takes the labels
-scored above it and fills the places left with the lowest-indexed labels of that score:
-the tie rule of :mod:`mlnb.metrics` (``precision_at_k``, ``ndcg_at_k``), so the metrics of
-the sparse result equal those of the full dense scores.
+*Selection.* :func:`mlnb.metrics.top_k_labels`, the top-k criteria's own: ``np.argpartition``
+finds k best labels of every row in linear time, and a row whose k-th best score is shared
+by labels left out (a tie at the cut) takes the labels scored above it and fills the places
+left with the lowest-indexed labels of that score, so the metrics of the sparse result
+equal those of the full dense scores.
 
 *Result.* A ``scipy.sparse.csr_matrix`` of shape (n, L), float64, built directly from its
 ``(data, indices, indptr)``: a score of exactly 0 is *stored* (an explicit zero), so every
@@ -35,6 +35,7 @@ import scipy.sparse as sp
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples
 
+from ..metrics import top_k_labels
 from ._resolution import finite_scores
 
 __all__ = ["MODES", "check_k", "rows_per_chunk", "select_top_k", "top_k"]
@@ -86,22 +87,9 @@ def select_top_k(scores, k):
     array([[1, 2],
            [0, 2]])
     """
-    n, n_labels = scores.shape
-    if k >= n_labels:
-        return np.broadcast_to(np.arange(n_labels, dtype=np.int64), (n, n_labels)).copy()
-    cols = np.argpartition(scores, n_labels - k, axis=1)[:, n_labels - k :].astype(np.int64)
-    top = np.take_along_axis(scores, cols, axis=1)
-    kth = top.min(axis=1, keepdims=True)
-    at_cut = np.count_nonzero(scores == kth, axis=1)
-    redo = np.flatnonzero(at_cut > np.count_nonzero(top == kth, axis=1))
-    if redo.size:  # a tie at the cut: the lowest-indexed labels of the k-th score
-        rows, cut = scores[redo], kth[redo]
-        above, tied = rows > cut, rows == cut
-        room = k - np.count_nonzero(above, axis=1)
-        take = above | (tied & (np.cumsum(tied, axis=1) <= room[:, None]))
-        cols[redo] = np.nonzero(take)[1].reshape(redo.size, k)  # sorted within each row
+    cols = top_k_labels(scores, k)  # best first (mlnb.metrics' selection)
     cols.sort(axis=1)
-    return cols
+    return cols.astype(np.int64, copy=False)
 
 
 def _checked_scores(scores, n_rows, n_labels):
