@@ -198,7 +198,11 @@ class BaggedBinaryRelevance(MultiLabelEstimator):
         """Every member's scores and labels of the rows out of its sample."""
         held_out = OutOfBag(X.shape[0], self.n_labels_, soft=self.voting == "soft")
         for k, member in enumerate(self.estimators_):
-            held_out.add(member.decision_function(X), member.predict(X), memberships[:, k] > 0)
+            if self.base_estimator is None:  # the log-odds and the 0.5 rule's labels at once
+                scores, labels = member._scores_and_own_labels(X)
+            else:
+                scores, labels = member.decision_function(X), member.predict(X)
+            held_out.add(scores, labels, memberships[:, k] > 0)
         return held_out
 
     def _fit_member(self, X, Y, weight, times):
