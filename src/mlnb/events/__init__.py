@@ -25,6 +25,7 @@ from .categorical_model import (
     CategoricalParameters,
     count_categories,
 )
+from .compact import CompactLogOdds
 from .complement import Complement, ComplementParameters
 from .discretised import DiscretisedGaussian, DiscretisedGaussianParameters, weka_precision
 from .gaussian import BayesianGaussian, Gaussian, GaussianParameters, StudentTParameters
@@ -50,6 +51,7 @@ __all__ = [
     "Categorical",
     "CategoricalParameters",
     "ChiSquaredSelection",
+    "CompactLogOdds",
     "Complement",
     "ComplementParameters",
     "DirichletMultinomialParameters",

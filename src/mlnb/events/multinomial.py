@@ -23,6 +23,7 @@ from ._base import (
     pair_table,
     transposed_difference,
 )
+from .compact import CompactLogOdds
 
 __all__ = [
     "BayesianMultinomial",
@@ -106,12 +107,14 @@ class Multinomial(_CountModel):
 
     def estimate_columns(self, stats, columns):
         alpha = self.smoothing(stats.n_features)
+        sums = stats.sums[:, columns]
+        sums = sums.toarray() if sp.issparse(sums) else sums  # compact statistics
         if alpha.ndim:
             class_total = stats.group_sums()[:, None] + alpha.sum()
-            log_phi = stats.sums[:, columns] + alpha[columns]
+            log_phi = sums + alpha[columns]
         else:
             class_total = stats.group_sums()[:, None] + stats.n_features * alpha
-            log_phi = stats.sums[:, columns] + alpha
+            log_phi = sums + alpha
         np.log(log_phi, out=log_phi)  # in place: one (groups x features) array, not three
         log_phi -= np.log(class_total)
         return MultinomialParameters(log_phi)
@@ -129,6 +132,30 @@ class Multinomial(_CountModel):
             MultinomialParameters(_renormalised(side.log_phi, mask))
             for side in (positive, negative)
         )
+
+    def compact_log_odds(self, stats):
+        """The log-odds weights of every group against the rest of the rows (binary
+        relevance: ``phi`` of a label's rows against ``phi`` of the others, each by Xu
+        2018, eq. 4), in the compact form of :class:`~mlnb.events.compact.CompactLogOdds`:
+        memory in the non-zero sums of ``stats`` (compact or not).
+        """
+        alpha = np.broadcast_to(self.smoothing(stats.n_features), (stats.n_features,))
+        total = np.asarray(stats.total_sums, dtype=np.float64)
+        own = stats.group_sums()
+        smoothing = float(alpha.sum())
+        rest = max(float(total.sum()), 0.0) - own
+        with np.errstate(divide="ignore"):  # alpha = 0 (force_alpha): log 0 as the dense path
+            base = np.log(alpha) - np.log(total + alpha)
+            length = np.log(rest + smoothing) - np.log(own + smoothing)
+            corrections = sp.csr_matrix(stats.sums.T, dtype=np.float64, copy=True)
+            feature = np.repeat(np.arange(stats.n_features), np.diff(corrections.indptr))
+            seen = corrections.data
+            corrections.data = (
+                np.log(seen + alpha[feature])
+                - np.log(total[feature] - seen + alpha[feature])
+                - base[feature]
+            )
+        return CompactLogOdds(base, length, corrections)
 
     def stacked_log_odds(self, stats, groups, totals, member, X):
         """One pass from the statistics to the weights of the product, for several models.
@@ -150,6 +177,10 @@ class Multinomial(_CountModel):
         if alpha.ndim:  # one alpha per word: the generic path
             return super().stacked_log_odds(stats, groups, totals, member, X)
         alpha = float(alpha)
+        if stats.compact:  # the tuner's tables are dense
+            stats = stats.copy(deep=False)
+            stats.sums = stats.sums.toarray()
+            positive = stats.select_groups(groups, copy=False)
         sums = positive.sums.reshape(n_models, per_model, n_features)
         model_sums = stats.sums[totals][:, None, :]
         # weights.T[v, g] = log((n_gv + alpha) / (N_mv - n_gv + alpha)) - log(totals ratio)

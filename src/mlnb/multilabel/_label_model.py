@@ -12,17 +12,26 @@ label pair (what the dynamic classifier chains of Trajdos and Kurzynski train on
 Everything a Naive Bayes chain needs in any label order is then a matrix of per-label
 log-odds from the features (``feature_log_odds``) plus two L x L matrices from the labels
 (``label_log_odds``): no refit for a new order.
+
+*Large label spaces.* Where labels x features exceeds :data:`COMPACT_ENTRIES`, X is sparse
+and the event model has a compact form (the multinomial), the feature statistics keep
+their sums sparse and the log-odds are computed from
+:class:`~mlnb.events.compact.CompactLogOdds`: memory in the (label, feature) pairs seen.
+The first batch decides (a model grown from dense statistics stays dense).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..events import Bernoulli
 from ..events.categorical import check_pseudo_count
+from ..events.compact import CompactLogOdds
 from ..stats import GroupStats
 
 __all__ = [
+    "COMPACT_ENTRIES",
     "LABEL_PRIORS",
     "feature_log_odds",
     "label_log_odds",
@@ -31,9 +40,34 @@ __all__ = [
 ]
 
 
+#: Labels x features above which a count model's statistics are kept compact (2**24: a
+#: dense table of 128 MB; no benchmark set of ../shared/data reaches it).
+COMPACT_ENTRIES = 1 << 24
+
+
+def keeps_compact(events, X, n_labels) -> bool:
+    """Whether the feature statistics of X under ``n_labels`` labels are kept compact:
+    sparse X, an event model with a compact form and smoothing > 0, and more than
+    :data:`COMPACT_ENTRIES` label-feature pairs."""
+    n_features = X.shape[1]
+    return (
+        sp.issparse(X)
+        and n_labels * n_features > COMPACT_ENTRIES
+        and hasattr(events, "compact_log_odds")
+        and not events.second_moments
+        and bool(np.all(events.smoothing(n_features) > 0))
+    )
+
+
 def label_statistics(X, Y, sample_weight, events, *, with_labels=True):
     """(feature statistics, label statistics) of one batch; X already prepared."""
-    features = GroupStats.from_data(X, Y, sample_weight, second_moments=events.second_moments)
+    features = GroupStats.from_data(
+        X,
+        Y,
+        sample_weight,
+        second_moments=events.second_moments,
+        compact=keeps_compact(events, X, Y.shape[1]),
+    )
     labels = None
     if with_labels:
         labels = GroupStats.from_data(Y, Y, sample_weight, second_moments=False)
@@ -60,16 +94,21 @@ def feature_log_odds(events, features, X, *, params=None):
     """
     if params is None:
         params = feature_parameters(events, features)
+    if isinstance(params, CompactLogOdds):
+        return params.score(X)
     positive, negative = params
     return events.score_ratio(positive, negative, X)
 
 
 def feature_parameters(events, features, negative=None):
-    """Event-model parameters of the label-holding and of the other rows, per label.
+    """Event-model parameters of the label-holding and of the other rows, per label; for
+    compact statistics, their :class:`~mlnb.events.compact.CompactLogOdds` instead.
 
     ``negative``: statistics of the rows taken as not holding each label, when they are
     not simply all the others (e.g. after undersampling); by default the complement.
     """
+    if negative is None and features.compact:
+        return events.compact_log_odds(features)
     negative = features.complement() if negative is None else negative
     return events.estimate(features), events.estimate(negative)
 

@@ -37,6 +37,14 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
    relevance out of fold;
 7. the model of all rows follows from the total statistics (no further pass).
 
+*Large label spaces.* Every candidate's out-of-fold scores are a rows x labels array: with
+more than :data:`SEARCH_ENTRIES` label entries the search runs on a random sample of
+``SEARCH_ENTRIES // n_labels`` rows (at least :data:`MIN_SEARCH_ROWS`), and the model is
+then made of every row's statistics under the settings chosen. Where labels x features
+calls for compact statistics (:func:`~mlnb.multilabel._label_model.keeps_compact`), only
+the event models that have a compact form are tried and no feature selection (whose
+tables are dense): memory stays in the statistics' non-zeros.
+
 Written here rather than with :class:`~mlnb.selection.TunedThresholdsCV` (which searches
 any grid for any estimator, and lives above the estimators) because it is the estimators'
 own fit; the two search the same event models (:func:`candidate_events`).
@@ -54,6 +62,7 @@ from ..base.additive import FoldStatistics
 from ..decision_rules import RULES, SortedScores, fit_rules, make_rule, rule_name
 from ..events.auto import TUNED, is_tuned
 from ..metrics import set_scorer
+from ._label_model import keeps_compact
 
 __all__ = [
     "CLASSIC_LABELS",
@@ -113,6 +122,11 @@ CLASSIC_LABELS = LABEL_TERMS[0]
 #: numbers of features kept on the first fold only (at least 50,000 entries); the
 #: plainest candidate, the finalists and the best number are then scored on every fold.
 SCREEN_ENTRIES = 250_000
+#: Label entries (rows x labels) beyond which the search runs on a sample of the rows
+#: (2**24: each candidate's out-of-fold scores 128 MB).
+SEARCH_ENTRIES = 1 << 24
+#: The fewest rows such a sample holds.
+MIN_SEARCH_ROWS = 500
 
 
 class Resolution(NamedTuple):
@@ -136,7 +150,7 @@ class Resolution(NamedTuple):
     params: dict = {}  # noqa: RUF012 (never changed: a fresh dict is made for each)
 
 
-def candidate_events(X):
+def candidate_events(X, n_labels=None):
     """The event models a search tries for rows X, the data type's natural one first.
 
     Non-negative data (word counts, 0/1 indicators, non-negative measurements): multinomial
@@ -148,7 +162,9 @@ def candidate_events(X):
     depends on the values, not on how X is stored (dense or sparse). Left out: the
     complement model (with two classes per label it gives the multinomial's log-odds) and
     the categorical model (its table holds only the codes seen in training); give them by
-    name.
+    name. With ``n_labels`` so many that a count model's statistics are kept compact
+    (:func:`~mlnb.multilabel._label_model.keeps_compact`): the multinomials alone, whose
+    tables have a compact form.
     """
     from ..events import (
         BayesianBernoulli,
@@ -163,6 +179,8 @@ def candidate_events(X):
 
     sparse = hasattr(X, "tocsr")
     values = X.data if sparse else np.asarray(X, dtype=np.float64)
+    if n_labels is not None and not _has_negative(X) and keeps_compact(Multinomial(), X, n_labels):
+        return [Multinomial(alpha=a) for a in (1.0, 0.1, 0.01)]
     if _has_negative(X):
         models = [Gaussian(var_smoothing=v) for v in (1e-9, 1e-3, 1e-2)] + [BayesianGaussian()]
     else:
@@ -502,6 +520,16 @@ def _ranking_loss(truth, scores):
     return float(label_ranking_loss(truth[rows], scores[rows]))
 
 
+def _search_sample(shape, random_state):
+    """Sorted rows of a search on a sample (see the module docstring), or None: all."""
+    n_samples, n_labels = shape
+    size = max(MIN_SEARCH_ROWS, SEARCH_ENTRIES // max(n_labels, 1))
+    if n_samples * n_labels <= SEARCH_ENTRIES or size >= n_samples:
+        return None
+    generator = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
+    return np.sort(generator.choice(n_samples, size=size, replace=False))
+
+
 def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=None):
     """Choose an additive multi-label estimator's event model and rule from rows X, Y.
 
@@ -520,10 +548,18 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
     -------
     Resolution
     """
+    sample = _search_sample(Y.shape, getattr(estimator, "random_state", None))
+    if sample is not None:  # a large label space: the search on a sample of the rows
+        part = sample_weight if sample_weight is None else sample_weight[sample]
+        chosen = resolve_settings(
+            estimator, X[sample], Y[sample], sample_weight=part, events=events, rule=rule
+        )
+        model = clone(estimator).set_params(events=chosen.events, **chosen.params)
+        return chosen._replace(total=model.batch_statistics(X, Y, sample_weight))
     score = set_scorer("f1_micro")
     truth = Y.toarray()
     n_samples = truth.shape[0]
-    candidates = [events] if events is not None else candidate_events(X)
+    candidates = [events] if events is not None else candidate_events(X, Y.shape[1])
     template = clone(estimator)
     if "rule" in template.get_params():
         template.set_params(rule=OWN_RULE)
@@ -601,7 +637,8 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
     chosen = _climb(best, plainest, score, truth, folds)
     # the event model searched: its features too; with a fitted rule only (the silenced
     # features' terms no longer balance the others', which shifts the 0.5 rule's cut)
-    if events is None and rule != OWN_RULE and selects_features(X):
+    compact = keeps_compact(chosen[1].events, X, Y.shape[1])  # dense tables would not fit
+    if events is None and rule != OWN_RULE and selects_features(X) and not compact:
         chosen = _with_selected_features(chosen, search, results)
     if variants:
         chosen, params = _with_label_terms(chosen, search, results, variants, params, with_own)
