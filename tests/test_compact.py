@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from mlnb import BinaryRelevance
 from mlnb.base.additive import FoldStatistics
 from mlnb.datasets import make_extreme_multilabel
-from mlnb.events import Multinomial
+from mlnb.events import BayesianBernoulli, Bernoulli, Multinomial, bernoulli
 from mlnb.events.compact import CompactLogOdds
 from mlnb.io import load, save
 from mlnb.multilabel import _label_model, _resolution
@@ -35,8 +35,14 @@ def compact_everywhere(monkeypatch):
 
 
 def _dense_log_odds(model, stats):
+    """(weights table, constant per label) of the dense path."""
     positive, negative = model.estimate(stats), model.estimate(stats.complement())
-    return positive.log_phi - negative.log_phi
+    if isinstance(model, Multinomial):
+        return positive.log_phi - negative.log_phi, 0.0
+    return (
+        positive.log_odds - negative.log_odds,
+        positive.log_absent_sum - negative.log_absent_sum,
+    )
 
 
 @settings(max_examples=25, deadline=None)
@@ -53,12 +59,60 @@ def test_compact_log_odds_equal_dense_table(seed, alpha, per_feature):
     dense_stats = GroupStats.from_data(X, Y, second_moments=False)
     compact_stats = GroupStats.from_data(X, Y, second_moments=False, compact=True)
     assert compact_stats.compact and not dense_stats.compact
-    expected = _dense_log_odds(model, dense_stats)
+    expected, _ = _dense_log_odds(model, dense_stats)
     odds = model.compact_log_odds(compact_stats)
     np.testing.assert_allclose(odds.toarray(), expected, rtol=0, atol=1e-12)
     np.testing.assert_allclose(odds.score(X), X @ expected.T, rtol=0, atol=1e-11)
     # only the pairs seen are stored
     assert odds.corrections.nnz == compact_stats.sums.nnz == (Y.T @ X).nnz
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    model=st.sampled_from([Bernoulli(), Bernoulli(alpha=0.01), BayesianBernoulli(a=0.5, b=2.0)]),
+    weighted=st.booleans(),
+)
+def test_compact_bernoulli_log_odds_equal_dense_table(seed, model, weighted):
+    X, Y = _data(seed)
+    X = model.prepare(X)
+    weight = np.random.default_rng(seed).uniform(0.5, 2.0, X.shape[0]) if weighted else None
+    dense_stats = GroupStats.from_data(X, Y, weight, second_moments=False)
+    compact_stats = GroupStats.from_data(X, Y, weight, second_moments=False, compact=True)
+    table, constant = _dense_log_odds(model, dense_stats)
+    odds = model.compact_log_odds(compact_stats)
+    np.testing.assert_allclose(odds.toarray(), table, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(odds.score(X), X @ table.T + constant, rtol=0, atol=1e-11)
+    assert odds.corrections.nnz == compact_stats.sums.nnz
+    if not weighted:  # unweighted rows: few distinct counts
+        n_rest = np.unique(compact_stats.total_count - compact_stats.count).size
+        assert odds.pair_table.shape == (n_rest, np.unique(compact_stats.total_sums).size)
+
+
+def test_compact_bernoulli_by_hand():
+    # one label held by row 1 of 3; word 1 in rows 1 and 2, word 2 in row 3
+    X = sp.csr_matrix([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    Y = sp.csr_matrix([[1], [0], [0]])
+    odds = Bernoulli(alpha=1.0).compact_log_odds(
+        GroupStats.from_data(X, Y, second_moments=False, compact=True)
+    )
+    # p+ = (2/3, 1/3), p- = (2/4, 2/4): present weights log(2) - 0 and log(1/2) - 0;
+    # absent terms log(1/3) - log(1/2) and log(2/3) - log(1/2)
+    np.testing.assert_allclose(odds.toarray(), [[np.log(2.0), np.log(0.5)]], atol=1e-15)
+    np.testing.assert_allclose(odds.constant, [np.log(1 / 3 * 2 / 3 / 0.25)], atol=1e-15)
+
+
+def test_compact_bernoulli_falls_back_to_dense_tables(compact_everywhere, monkeypatch):
+    X, Y = _data(5, n=150, d=40, n_labels=10)
+    params = {"events": "bernoulli", "rule": "predict"}
+    expected = BinaryRelevance(**params).fit(X, Y)
+    assert isinstance(expected._feature_params, CompactLogOdds)
+    monkeypatch.setattr(bernoulli, "MAX_PAIR_TABLE", 1)  # the distinct pairs do not fit
+    model = BinaryRelevance(**params).fit(X, Y)
+    assert model.feature_stats_.compact and not isinstance(model._feature_params, CompactLogOdds)
+    np.testing.assert_allclose(
+        model.decision_function(X), expected.decision_function(X), atol=1e-11
+    )
 
 
 def test_compact_log_odds_by_hand():
@@ -127,9 +181,10 @@ def test_compact_statistics_have_no_second_moments():
         GroupStats.from_data(X, Y, compact=True)
 
 
-def test_binary_relevance_compact_equals_dense(compact_everywhere, monkeypatch, tmp_path):
+@pytest.mark.parametrize("events", ["multinomial", "bernoulli"])
+def test_binary_relevance_compact_equals_dense(compact_everywhere, monkeypatch, tmp_path, events):
     X, Y = _data(1, n=200, d=60, n_labels=15)
-    params = {"events": "multinomial", "rule": "predict"}
+    params = {"events": events, "rule": "predict"}
     monkeypatch.setattr(_label_model, "COMPACT_ENTRIES", 1 << 40)
     dense = BinaryRelevance(**params).fit(X, Y)
     monkeypatch.setattr(_label_model, "COMPACT_ENTRIES", 0)
@@ -211,3 +266,28 @@ def test_defaults_in_a_large_label_space_search_a_sample(compact_everywhere, mon
     np.testing.assert_allclose(model.feature_stats_.count, np.asarray(Y.sum(axis=0)).ravel())
     given = BinaryRelevance(**model.chosen_params_).fit(X, Y)
     np.testing.assert_array_equal(given.predict(X), model.predict(X))
+
+
+def test_model_files_refuse_inconsistent_compact_weights():
+    from mlnb.io import ModelFileError, _check_parameters
+
+    good = {
+        "base": np.zeros(3),
+        "length": np.zeros(2),
+        "corrections": sp.csr_matrix((3, 2)),
+        "constant": np.zeros(2),
+        "pair_table": np.zeros((1, 2)),
+        "label_class": np.zeros(2, dtype=np.intp),
+        "feature_class": np.array([0, 1, 1]),
+    }
+    _check_parameters(CompactLogOdds, good)
+    for change in (
+        {"corrections": sp.csr_matrix((2, 2))},
+        {"corrections": np.zeros((3, 2))},
+        {"constant": np.zeros(3)},
+        {"feature_class": np.array([0, 1, 2])},  # a class the table does not have
+        {"label_class": None},  # the table without its classes
+        {"base": np.array(["a", "b", "c"])},
+    ):
+        with pytest.raises(ModelFileError, match="CompactLogOdds"):
+            _check_parameters(CompactLogOdds, {**good, **change})

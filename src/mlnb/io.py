@@ -658,6 +658,13 @@ def _check_parameters(cls, state):
         raise ModelFileError(
             f"{cls.__name__} with unknown fields {unknown} or without fields {missing}"
         )
+    own_check = getattr(cls, "check_fields", None)
+    if own_check is not None:  # parameters whose fields are not per-feature tables
+        try:
+            own_check(state)
+        except (TypeError, ValueError) as error:
+            raise ModelFileError(f"{cls.__name__}: {error}") from None
+        return
     shapes = {getattr(state.get(name), "shape", None) for name in cls.per_feature}
     numeric = all(
         isinstance(state.get(name), np.ndarray) and state[name].dtype.kind in "biuf"

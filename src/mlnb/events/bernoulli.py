@@ -16,7 +16,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import EventModel, Parameters, pair_table, transposed_difference
+from .compact import CompactLogOdds, value_classes
 from .multinomial import per_feature_smoothing
+
+#: The largest table of the distinct (negative rows, feature total) pairs that a compact
+#: Bernoulli model keeps (2**22 entries: 32 MB); beyond it the tables are dense.
+MAX_PAIR_TABLE = 1 << 22
 
 __all__ = ["BayesianBernoulli", "Bernoulli", "BernoulliParameters"]
 
@@ -84,14 +89,62 @@ class _BetaBernoulli(EventModel):
     def log_presence(self, stats):
         """``log p_cv``, the log-probability of presence, shape (n_groups, n_features)."""
         a, b = self._smoothing(stats.n_features)
-        return np.log(stats.sums + a) - np.log(stats.feature_count + a + b)
+        return np.log(_dense(stats.sums) + a) - np.log(stats.feature_count + a + b)
 
     def estimate(self, stats):
         a, b = self._smoothing(stats.n_features)
         count = stats.feature_count
-        log_present = np.log(stats.sums + a) - np.log(count + a + b)
-        log_absent = np.log(count - stats.sums + b) - np.log(count + a + b)
+        sums = _dense(stats.sums)  # compact statistics given to the dense form
+        log_present = np.log(sums + a) - np.log(count + a + b)
+        log_absent = np.log(count - sums + b) - np.log(count + a + b)
         return BernoulliParameters(log_present - log_absent, log_absent)
+
+    def has_compact_form(self, n_features) -> bool:
+        """Whether :meth:`compact_log_odds` may apply: one pseudo-count of each kind, > 0."""
+        a, b = self._smoothing(n_features)
+        return a.ndim == 0 and b.ndim == 0 and a > 0 and b > 0
+
+    def compact_log_odds(self, stats):
+        """The log-odds of every group against the rest of the rows (binary relevance),
+        in the compact form of :class:`~mlnb.events.compact.CompactLogOdds` (its module
+        docstring derives it), or None where that form does not pay: missing entries,
+        or more distinct pairs of (negative rows, feature total) than
+        :data:`MAX_PAIR_TABLE` (weighted rows).
+        """
+        if stats.has_missing or not self.has_compact_form(stats.n_features):
+            return None
+        a, b = (float(v) for v in self._smoothing(stats.n_features))
+        own = np.asarray(stats.count, dtype=np.float64)
+        rest = max(float(stats.total_count), 0.0) - own  # negative rows of each label
+        total = np.asarray(stats.total_sums, dtype=np.float64)  # rows holding each feature
+        rest_values, label_class = value_classes(rest)
+        total_values, feature_class = value_classes(total)
+        if rest_values.size * total_values.size > MAX_PAIR_TABLE:
+            return None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # log(r - T + b): the negatives lacking an unseen word (pairs that cannot be
+            # unseen get 0, which their corrections undo)
+            spread = rest_values[:, None] - total_values[None, :] + b
+            table = np.where(spread > 0, np.log(np.where(spread > 0, spread, 1.0)), 0.0)
+        length = np.log(a) - np.log(own + b)  # times the row's number of present words
+        base = -np.log(total + a)
+        unseen_absent = np.log(own + b) - np.log(own + a + b) + np.log(rest + a + b)
+        multiplicity = np.bincount(feature_class, minlength=total_values.size)
+        constant = stats.n_features * unseen_absent - (table @ multiplicity)[label_class]
+        corrections = sp.csr_matrix(stats.sums.T, dtype=np.float64, copy=True)
+        feature = np.repeat(np.arange(stats.n_features), np.diff(corrections.indptr))
+        label = corrections.indices
+        seen, t, r, c = corrections.data, total[feature], rest[label], own[label]
+        pair = table[label_class[label], feature_class[feature]]
+        weight = np.log(seen + a) - np.log(c - seen + b) - np.log(t - seen + a)
+        weight += np.log(r - t + seen + b)
+        corrections.data = weight - (length[label] + base[feature] + pair)
+        absent = np.log(c - seen + b) - np.log(r - t + seen + b)
+        unseen = np.log(c + b) - pair
+        constant += np.bincount(label, weights=absent - unseen, minlength=own.size)
+        return CompactLogOdds(
+            base, length, corrections, constant, table, label_class, feature_class
+        )
 
     def zero_terms(self, params):
         return params.log_absent
@@ -108,6 +161,11 @@ class _BetaBernoulli(EventModel):
         )
         absent = params_a.log_absent_sum - params_b.log_absent_sum
         return np.asarray(X @ odds) + absent[None, :]
+
+
+def _dense(sums):
+    """``sums`` as an ndarray (compact statistics hold a sparse matrix)."""
+    return sums.toarray() if sp.issparse(sums) else sums
 
 
 class Bernoulli(_BetaBernoulli):

@@ -133,6 +133,10 @@ class Multinomial(_CountModel):
             for side in (positive, negative)
         )
 
+    def has_compact_form(self, n_features) -> bool:
+        """Whether :meth:`compact_log_odds` applies: every alpha > 0."""
+        return bool(np.all(self.smoothing(n_features) > 0))
+
     def compact_log_odds(self, stats):
         """The log-odds weights of every group against the rest of the rows (binary
         relevance: ``phi`` of a label's rows against ``phi`` of the others, each by Xu

@@ -47,15 +47,15 @@ COMPACT_ENTRIES = 1 << 24
 
 def keeps_compact(events, X, n_labels) -> bool:
     """Whether the feature statistics of X under ``n_labels`` labels are kept compact:
-    sparse X, an event model with a compact form and smoothing > 0, and more than
-    :data:`COMPACT_ENTRIES` label-feature pairs."""
+    sparse X, an event model with a compact form for its smoothing
+    (``has_compact_form``), and more than :data:`COMPACT_ENTRIES` label-feature pairs."""
     n_features = X.shape[1]
     return (
         sp.issparse(X)
         and n_labels * n_features > COMPACT_ENTRIES
-        and hasattr(events, "compact_log_odds")
         and not events.second_moments
-        and bool(np.all(events.smoothing(n_features) > 0))
+        and hasattr(events, "has_compact_form")
+        and events.has_compact_form(n_features)
     )
 
 
@@ -108,7 +108,9 @@ def feature_parameters(events, features, negative=None):
     not simply all the others (e.g. after undersampling); by default the complement.
     """
     if negative is None and features.compact:
-        return events.compact_log_odds(features)
+        odds = events.compact_log_odds(features)
+        if odds is not None:
+            return odds
     negative = features.complement() if negative is None else negative
     return events.estimate(features), events.estimate(negative)
 
