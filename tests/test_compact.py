@@ -291,3 +291,30 @@ def test_model_files_refuse_inconsistent_compact_weights():
     ):
         with pytest.raises(ModelFileError, match="CompactLogOdds"):
             _check_parameters(CompactLogOdds, {**good, **change})
+
+
+@pytest.mark.parametrize("name", ["medical", "enron", "bibtex"])
+@pytest.mark.parametrize("model", [Multinomial, Bernoulli])
+def test_float32_weight_tables_change_no_decision(shared_dataset, name, model):
+    train, test = shared_dataset(name, "train"), shared_dataset(name, "test")
+    exact = BinaryRelevance(events=model(), rule="predict").fit(train.X, train.Y)
+    single = BinaryRelevance(events=model(dtype="float32"), rule="predict").fit(train.X, train.Y)
+    expected, got = exact.decision_function(test.X), single.decision_function(test.X)
+    assert got.dtype == np.float64
+    finite = np.isfinite(expected)
+    assert not np.array_equal(got[finite], expected[finite])  # single precision was used
+    scale = np.abs(expected[finite]).max()  # single-precision sums of terms of this size
+    np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-5, atol=2e-6 * scale)
+    np.testing.assert_array_equal(single.predict(test.X), exact.predict(test.X))
+    np.testing.assert_array_equal(
+        single.predict_top_k(test.X, 5).indices, exact.predict_top_k(test.X, 5).indices
+    )
+    tables = [v[1] for k, v in vars(single._feature_params[0]).items() if k.startswith("_table_")]
+    assert tables and all(table.dtype == np.float32 for table in tables)
+
+
+@pytest.mark.parametrize("model", [Multinomial, Bernoulli])
+def test_weights_dtype_is_checked_at_fit(model):
+    X, Y = _data(0)
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        BinaryRelevance(events=model(dtype="float16"), rule="predict").fit(X, Y)

@@ -46,12 +46,15 @@ from ..missing import split_missing, with_missing
 __all__ = [
     "EventModel",
     "Parameters",
+    "WEIGHT_DTYPES",
     "check_counts",
+    "check_weights_dtype",
     "entrywise_sum",
     "named_models",
     "non_negative",
     "pair_table",
     "transposed_difference",
+    "weighted_product",
 ]
 
 # Largest number of float64 temporaries (about 32 MB) an entrywise sum builds at once.
@@ -335,6 +338,33 @@ def pair_table(params_a, params_b, name, build):
         cached = (params_b, build())
         setattr(params_a, key, cached)
     return cached[1]
+
+
+#: The storage of a count model's weight tables (its ``dtype`` parameter): float32 halves
+#: them; statistics and scores stay float64.
+WEIGHT_DTYPES = ("float64", "float32")
+
+
+def check_weights_dtype(value) -> np.dtype:
+    """``value`` (a name or numpy type of :data:`WEIGHT_DTYPES`) as a numpy dtype, else a
+    ValueError that names ``dtype``."""
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.name not in WEIGHT_DTYPES:
+        raise ValueError(f"dtype must be one of {WEIGHT_DTYPES}; got {value!r}")
+    return dtype
+
+
+def weighted_product(X, weights) -> np.ndarray:
+    """``X @ weights`` as a float64 ndarray, computed in the weights' precision (X is cast
+    to float32 for float32 weights, so that the table is not converted per call)."""
+    if weights.dtype == np.float32 and X.dtype != np.float32:
+        X = X.astype(np.float32)
+    product = X @ weights
+    product = product.toarray() if sp.issparse(product) else np.asarray(product)
+    return product.astype(np.float64, copy=False)
 
 
 def transposed_difference(a, b):

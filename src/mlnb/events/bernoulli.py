@@ -15,7 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import EventModel, Parameters, pair_table, transposed_difference
+from ._base import (
+    EventModel,
+    Parameters,
+    check_weights_dtype,
+    pair_table,
+    transposed_difference,
+    weighted_product,
+)
 from .compact import CompactLogOdds, value_classes
 from .multinomial import per_feature_smoothing
 
@@ -92,6 +99,7 @@ class _BetaBernoulli(EventModel):
         return np.log(_dense(stats.sums) + a) - np.log(stats.feature_count + a + b)
 
     def estimate(self, stats):
+        check_weights_dtype(getattr(self, "dtype", "float64"))  # at fit, not first at predict
         a, b = self._smoothing(stats.n_features)
         count = stats.feature_count
         sums = _dense(stats.sums)  # compact statistics given to the dense form
@@ -153,14 +161,17 @@ class _BetaBernoulli(EventModel):
         return np.asarray(X @ params.log_odds.T) + params.log_absent_sum[None, :]
 
     def score_ratio(self, params_a, params_b, X):
+        dtype = check_weights_dtype(getattr(self, "dtype", "float64"))
         odds = pair_table(
             params_a,
             params_b,
-            "log_odds",
-            lambda: transposed_difference(params_a.log_odds, params_b.log_odds),
+            f"log_odds_{dtype.name}",
+            lambda: transposed_difference(params_a.log_odds, params_b.log_odds).astype(
+                dtype, copy=False
+            ),
         )
         absent = params_a.log_absent_sum - params_b.log_absent_sum
-        return np.asarray(X @ odds) + absent[None, :]
+        return weighted_product(X, odds) + absent[None, :]
 
 
 def _dense(sums):
@@ -180,15 +191,19 @@ class Bernoulli(_BetaBernoulli):
     force_alpha : bool, default=False
         If False, values of alpha below 1e-10 are raised to 1e-10 (silently); if True,
         alpha is used as given.
+    dtype : {"float64", "float32"}, default="float64"
+        Storage of the log-odds weight tables a fitted label model keeps, as for
+        :class:`~mlnb.events.Multinomial`.
     """
 
     name = "bernoulli"
     _prior_names = ("alpha", "alpha")
 
-    def __init__(self, alpha=1.0, binarize=0.0, force_alpha=False):
+    def __init__(self, alpha=1.0, binarize=0.0, force_alpha=False, dtype="float64"):
         self.alpha = alpha
         self.binarize = binarize
         self.force_alpha = force_alpha
+        self.dtype = dtype
 
     def _beta_prior(self):
         return self.alpha, self.alpha

@@ -18,10 +18,12 @@ from ._base import (
     EventModel,
     Parameters,
     check_counts,
+    check_weights_dtype,
     entrywise_sum,
     non_negative,
     pair_table,
     transposed_difference,
+    weighted_product,
 )
 from .compact import CompactLogOdds
 
@@ -90,13 +92,19 @@ class Multinomial(_CountModel):
     force_alpha : bool, default=False
         If False, values of alpha below 1e-10 are raised to 1e-10 (silently); if True,
         alpha is used as given (0 is unsmoothed: unseen words get ``log 0 = -inf``).
+    dtype : {"float64", "float32"}, default="float64"
+        Storage of the dense log-odds weight table a fitted label model keeps;
+        ``"float32"`` halves it and computes its product with X in single precision
+        (scores to about 1e-6 relative; on seven benchmark sets no decision and no top-5
+        changed). Statistics, estimates, scores and the compact form stay float64.
     """
 
     name = "multinomial"
 
-    def __init__(self, alpha=1.0, force_alpha=False):
+    def __init__(self, alpha=1.0, force_alpha=False, dtype="float64"):
         self.alpha = alpha
         self.force_alpha = force_alpha
+        self.dtype = dtype
 
     def smoothing(self, n_features):
         """The alpha used: checked, floored unless ``force_alpha``; 0-d or (n_features,)."""
@@ -106,6 +114,7 @@ class Multinomial(_CountModel):
         return self.estimate_columns(stats, slice(None))
 
     def estimate_columns(self, stats, columns):
+        check_weights_dtype(self.dtype)  # at fit, not first at predict
         alpha = self.smoothing(stats.n_features)
         sums = stats.sums[:, columns]
         sums = sums.toarray() if sp.issparse(sums) else sums  # compact statistics
@@ -204,13 +213,16 @@ class Multinomial(_CountModel):
         return np.asarray(split_missing(X)[0] @ weights)  # a missing count adds nothing
 
     def score_ratio(self, params_a, params_b, X):
+        dtype = check_weights_dtype(self.dtype)
         weights = pair_table(
             params_a,
             params_b,
-            "log_phi",
-            lambda: transposed_difference(params_a.log_phi, params_b.log_phi),
+            f"log_phi_{dtype.name}",
+            lambda: transposed_difference(params_a.log_phi, params_b.log_phi).astype(
+                dtype, copy=False
+            ),
         )
-        return np.asarray(X @ weights)
+        return weighted_product(X, weights)
 
 
 def per_feature_smoothing(value, name, n_features, force=False):
