@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from mlnb import ClassifierChain, DynamicChainEnsemble, KNNChain
 from mlnb.metrics import f1_score
 from mlnb.multilabel._neighbourhood import validation_mask
+from mlnb.multilabel._resolution import finite_scores
 from mlnb.multilabel.order_ensembles import OOCC, GeneticChainEnsemble
 
 from .test_chain import dependent_labels
@@ -288,7 +289,7 @@ def test_soft_scores_are_the_mean_chain_scores_of_the_voting_orders(base, plain)
     options = {"base": base, "random_state": 0, **(PLAIN if plain else {})}
     genetic = GeneticChainEnsemble(n_chains=3, n_generations=2, **options).fit(X, Y)
     in_orders = genetic.chain_.decision_function_in_orders(X, genetic.orders_)
-    expected = np.clip(in_orders, -745, 745).mean(axis=0)
+    expected = finite_scores(in_orders).mean(axis=0)
     np.testing.assert_allclose(genetic.decision_function(X), expected)
     oocc = OOCC(n_orders=4, n_neighbors=3, **options).fit(X, Y)
     scores = oocc.decision_function(X)
@@ -296,10 +297,25 @@ def test_soft_scores_are_the_mean_chain_scores_of_the_voting_orders(base, plain)
     # one recorded order per row and one neighbour: the row's chain score in that order
     single = OOCC(n_orders=1, n_neighbors=1, **options).fit(X, Y)
     chain_scores = single.chain_.decision_function_in_orders(X, single.orders_)[0]
-    np.testing.assert_allclose(single.decision_function(X), np.clip(chain_scores, -745, 745))
+    np.testing.assert_allclose(single.decision_function(X), finite_scores(chain_scores))
     np.testing.assert_array_equal((single.decision_function(X) > 0), single.predict(X) == 1)
     # finer than the vote fractions: more distinct values
     assert len(np.unique(scores)) > len(np.unique(oocc.predict_proba(X)))
+
+
+def test_soft_scores_keep_log_odds_beyond_745(monkeypatch):
+    X, Y = dependent_labels(5)
+    genetic = GeneticChainEnsemble(n_chains=3, n_generations=2, random_state=0).fit(X, Y)
+    in_orders = genetic.chain_.decision_function_in_orders(X, genetic.orders_)
+    scaled = in_orders * 1000.0 / np.abs(in_orders).max()  # some beyond +-745, ranked
+    scaled[0, 0, 0] = np.inf  # a constant label: bounded, not inf
+    monkeypatch.setattr(
+        type(genetic.chain_), "decision_function_in_orders", lambda self, X, orders: scaled
+    )
+    scores = genetic.decision_function(X)
+    assert np.isfinite(scores).all() and np.abs(scores).max() > 745
+    expected = finite_scores(scaled).mean(axis=0)
+    np.testing.assert_allclose(scores, expected)
 
 
 @pytest.mark.parametrize("base", ["nb", "knn"])
@@ -312,13 +328,13 @@ def test_soft_voting_averages_the_chains_probabilities(base, plain):
     hard = GeneticChainEnsemble(**settings).fit(X, Y)
     np.testing.assert_array_equal(genetic.orders_, hard.orders_)  # the same search
     in_orders = genetic.chain_.decision_function_in_orders(X, genetic.orders_)
-    expected = expit(np.clip(in_orders, -745, 745)).mean(axis=0)
+    expected = expit(finite_scores(in_orders)).mean(axis=0)
     np.testing.assert_allclose(genetic.predict_proba(X), expected)
     np.testing.assert_array_equal(genetic.predict(X), (expected > 0.5).astype(int))
     np.testing.assert_allclose(hard.predict_proba(X), (expit(in_orders) > 0.5).mean(axis=0))
     oocc = OOCC(n_orders=4, n_neighbors=3, voting="soft", **options).fit(X, Y)
     _, chosen = oocc._chosen_orders(X)
-    per_order = expit(np.clip(oocc.chain_.decision_function_in_orders(X, oocc.orders_), -745, 745))
+    per_order = expit(finite_scores(oocc.chain_.decision_function_in_orders(X, oocc.orders_)))
     expected = per_order[chosen, np.arange(len(X))[:, None]].mean(axis=1)
     np.testing.assert_allclose(oocc.predict_proba(X), expected)
     np.testing.assert_array_equal(oocc.predict(X), (expected > 0.5).astype(int))

@@ -37,7 +37,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..base.validation import COUNT, LOG_ODDS_BOUND, Integers, check_label_matrix, validate_rows
+from ..base.validation import COUNT, Integers, check_label_matrix, validate_rows
 from ..limits import Cost
 from ..metrics import f1_score
 from ._base import (
@@ -55,6 +55,7 @@ from ._neighbourhood import (
     squared_distances,
     validation_mask,
 )
+from ._resolution import finite_scores
 from ._tuned_events import choose_events, member_events
 from .chain import ClassifierChain
 from .dynamic_ensemble import DynamicChainEnsemble
@@ -149,9 +150,9 @@ class _ValidatedOrders(MultiLabelEstimator):
         return self.chain_.predict_in_orders(X, orders)
 
     def _scores_in_orders(self, X, orders):
-        """The chain's label scores in each order, clipped at +-745: (len(orders), n, L)."""
-        scores = self.chain_.decision_function_in_orders(X, orders)
-        return np.clip(scores, -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
+        """The chain's label scores in each order, (len(orders), n, L): finite log-odds as
+        they are, +-inf bounded (:func:`finite_scores`)."""
+        return finite_scores(self.chain_.decision_function_in_orders(X, orders))
 
     def _votes_in_orders(self, X, orders):
         """What the orders' chains vote in each order, (len(orders), n, L): their 0/1
@@ -288,7 +289,7 @@ class OOCC(_ValidatedOrders):
 
         The mean, over the orders recorded by a row's nearest validation instances, of
         the chain's label scores in that order (its ``decision_function_in_orders``:
-        log-odds along the chain's path, clipped at +-745): finer than the vote fractions
+        log-odds along the chain's path, +-inf bounded): finer than the vote fractions
         of :meth:`predict_proba`.
         """
         X, chosen = self._chosen_orders(X)
@@ -464,8 +465,8 @@ class GeneticChainEnsemble(_ValidatedOrders):
 
     def decision_function(self, X):
         """Soft label scores for ranking and thresholding, (n_samples, n_labels): the mean
-        of the K chains' label scores (log-odds along each chain's path, clipped at
-        +-745), finer than the vote fractions of :meth:`predict_proba`."""
+        of the K chains' label scores (log-odds along each chain's path, +-inf bounded),
+        finer than the vote fractions of :meth:`predict_proba`."""
         check_is_fitted(self, "orders_")
         X = validate_rows(self, X, reset=False, missing=self.missing)
         return self._scores_in_orders(X, self.orders_).mean(axis=0)
