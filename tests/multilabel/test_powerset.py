@@ -94,3 +94,41 @@ def test_decision_function_is_the_unsaturated_log_odds_of_predict_proba(make, sh
     np.testing.assert_allclose(scores[inside], logit(proba[inside]), atol=1e-4)
     # where the probabilities saturate the scores still order the labels
     assert np.all(scores[proba == 1.0] > 20) and np.all(scores[proba == 0.0] < -20)
+
+
+def test_log_sides_equal_brute_force_sums_far_below_the_best():
+    from scipy.special import logsumexp
+
+    from mlnb.multilabel.powerset import _log_sides
+
+    rng = np.random.default_rng(0)
+    joint = rng.normal(scale=2000.0, size=(30, 12))  # sides thousands below the best
+    joint[0, :] = -np.inf  # an impossible row
+    joint[1, 3] = -np.inf
+    sets = rng.integers(0, 2, size=(12, 5)).astype(float)
+    sets[:, 4] = 1.0  # a label in every set: its lacking side is empty
+    holding, lacking, total = _log_sides(joint, sets)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(total.ravel(), logsumexp(joint, axis=1), rtol=1e-12)
+    for label in range(5):
+        on = sets[:, label] > 0
+        with np.errstate(divide="ignore"):
+            expected_holding = logsumexp(np.where(on, joint, -np.inf), axis=1)
+            expected_lacking = logsumexp(np.where(~on, joint, -np.inf), axis=1)
+        np.testing.assert_allclose(holding[:, label], expected_holding, rtol=1e-12)
+        np.testing.assert_allclose(lacking[:, label], expected_lacking, rtol=1e-12)
+    assert np.isneginf(lacking[:, 4]).all()
+    assert (
+        np.isfinite(holding[1:]).all()
+        and (holding[1:] - joint[1:].max(axis=1, keepdims=True) < -745).any()
+    )
+
+
+def test_decision_function_keeps_log_odds_beyond_745(shared_dataset):
+    train, test = shared_dataset("scene", "train"), shared_dataset("scene", "test")
+    model = LabelPowerset(events="gaussian").fit(train.X, train.Y)  # far-apart label sets
+    scores = model.decision_function(test.X)
+    assert np.isfinite(scores).all()
+    beyond = np.abs(scores) > 745
+    assert beyond.any()
+    assert len(np.unique(scores[beyond])) > 0.9 * beyond.sum()  # ranked, not tied at a bound

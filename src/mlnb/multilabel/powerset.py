@@ -16,7 +16,7 @@ from numbers import Real
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import logit
+from scipy.special import logit, logsumexp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -34,6 +34,7 @@ from ._base import (
 from ._generic import check_nb_path, fit_multiclass, multiclass_predictions
 from ._labels import binary_classes
 from ._progress import run_members
+from ._resolution import finite_scores
 from ._tuned_events import choose_events
 
 __all__ = ["RAkEL", "LabelPowerset"]
@@ -226,8 +227,8 @@ class _PowersetEnsemble(MultiLabelEstimator):
     def decision_function(self, X):
         """Label scores for ranking and thresholding, (n_samples, n_labels): the log-odds of
         :meth:`predict_proba` (the mean over the subsets holding a label of its marginal),
-        summed over the label sets in log space so that it does not saturate (clipped at
-        +-745)."""
+        summed over the label sets in log space so that it does not saturate: finite
+        log-odds as they are, +-inf (a label in every or no label set) bounded."""
         if self.base_estimator is not None:
             with np.errstate(divide="ignore"):
                 scores = logit(self.predict_proba(X))
@@ -237,20 +238,13 @@ class _PowersetEnsemble(MultiLabelEstimator):
             if positive is None:
                 positive = np.full((joint.shape[0], self.n_labels_), -np.inf)
                 negative = positive.copy()
-            # the sets' weights relative to the row's best: a side whose every set is more
-            # than 745 below the best underflows to 0 (its log-odds are then clipped)
-            shifted = np.exp(joint - joint.max(axis=1, keepdims=True))
-            norm = np.log(shifted.sum(axis=1, keepdims=True))
-            with np.errstate(divide="ignore"):
-                positive[:, subset] = np.logaddexp(
-                    positive[:, subset], np.log(shifted @ sets) - norm
-                )
-                negative[:, subset] = np.logaddexp(
-                    negative[:, subset], np.log(shifted @ (1.0 - sets)) - norm
-                )
+            holding, lacking, total = _log_sides(joint, sets)
+            with np.errstate(invalid="ignore"):  # a row whose every set is impossible
+                positive[:, subset] = np.logaddexp(positive[:, subset], holding - total)
+                negative[:, subset] = np.logaddexp(negative[:, subset], lacking - total)
         with np.errstate(invalid="ignore"):  # a label in no subset: probability 0
-            odds = np.nan_to_num(positive - negative, nan=-LOG_ODDS_BOUND)
-        return np.clip(odds, -LOG_ODDS_BOUND, LOG_ODDS_BOUND)
+            odds = np.nan_to_num(positive - negative, nan=-np.inf)
+        return finite_scores(odds)
 
     def predict_proba(self, X):
         """Per label, the mean over the subsets holding it of ``P(label = 1 | x)``."""
@@ -398,3 +392,39 @@ class RAkEL(_PowersetEnsemble):
             if len(subsets) == m:
                 break
         return subsets
+
+
+#: How far below a row's best set a side of :func:`_log_sides` is summed exactly.
+_EXACT_BELOW = 700.0
+
+
+def _log_sides(joint, sets):
+    """``(log sum exp(joint) over the label sets holding each label, over those lacking
+    it, over all sets)``: (n_samples, n_labels of the sets) twice and (n_samples, 1),
+    without underflow.
+
+    One product of the row's weights relative to its best set (a BLAS product); a side
+    more than :data:`_EXACT_BELOW` below the row's best lost its precision there (its
+    terms are subnormal or 0 from about 708 below), and is then summed exactly (scipy's
+    ``logsumexp``) for those rows, label by label: the
+    unlikely labels of a row keep their order instead of tying at a bound. A side with no
+    set at all stays -inf.
+    """
+    best = joint.max(axis=1, keepdims=True)
+    best = np.where(np.isfinite(best), best, 0.0)
+    shifted = np.exp(joint - best)
+    with np.errstate(divide="ignore"):  # the best term is 1: exact
+        total = best + np.log(shifted.sum(axis=1, keepdims=True))
+    holds = np.asarray(sets) > 0
+    sides = []
+    for members in (holds, ~holds):
+        with np.errstate(divide="ignore"):
+            side = np.log(shifted @ members.astype(np.float64)) + best
+        rows, labels = np.nonzero(side < best - _EXACT_BELOW)
+        for label in np.unique(labels):
+            on_side = members[:, label]
+            if on_side.any():
+                at = rows[labels == label]
+                side[at, label] = logsumexp(joint[np.ix_(at, on_side)], axis=1)
+        sides.append(side)
+    return (*sides, total)
