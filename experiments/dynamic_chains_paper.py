@@ -174,23 +174,27 @@ def make_method(name, seed, dataset=None, X_train=None):
         "ECC": lambda: DynamicChainEnsemble(
             n_chains=20, rule="predict", order="random", random_state=seed, **weka
         ),
-        "GA": lambda: GeneticChainEnsemble(n_chains=20, random_state=seed, **weka),
-        "OOCC": lambda: OOCC(n_orders=20, random_state=seed, **weka),
+        "GA": lambda: GeneticChainEnsemble(n_chains=20, rule="predict", random_state=seed, **weka),
+        "OOCC": lambda: OOCC(n_orders=20, rule="predict", random_state=seed, **weka),
         "ECC-raw": lambda: EnsembleClassifierChains(
             n_chains=20, rule="predict", random_state=seed, **weka
         ),
         "kNN-DCE": lambda: DynamicChainEnsemble(
             n_chains=20, rule="predict", base="knn", random_state=seed
         ),
-        "kNN-GA": lambda: GeneticChainEnsemble(n_chains=20, base="knn", random_state=seed),
+        "kNN-GA": lambda: GeneticChainEnsemble(
+            n_chains=20, rule="predict", base="knn", random_state=seed
+        ),
         "kNN-ECC": lambda: DynamicChainEnsemble(
             n_chains=20, rule="predict", base="knn", order="random", random_state=seed
         ),
-        "kNN-OOCC": lambda: OOCC(n_orders=20, base="knn", random_state=seed),
+        "kNN-OOCC": lambda: OOCC(n_orders=20, rule="predict", base="knn", random_state=seed),
         "kNN-GA-plain": lambda: GeneticChainEnsemble(
-            n_chains=20, base="knn", random_state=seed, **plain
+            n_chains=20, rule="predict", base="knn", random_state=seed, **plain
         ),
-        "kNN-OOCC-plain": lambda: OOCC(n_orders=20, base="knn", random_state=seed, **plain),
+        "kNN-OOCC-plain": lambda: OOCC(
+            n_orders=20, rule="predict", base="knn", random_state=seed, **plain
+        ),
         "kNN-DC": lambda: KNNChain(order="local_f1", random_state=seed),
         "DCE-gauss": lambda: DynamicChainEnsemble(
             n_chains=20, rule="predict", events="gaussian", random_state=seed

@@ -120,6 +120,7 @@ BEFORE_PREPROCESSING = {
 def test_without_preprocessing_the_predictions_are_unchanged(base):
     X, Y = dependent_labels(7, n=200)
     extra = {"chain_neighbors": 3} if base == "knn" else {}
+    extra["rule"] = "predict"  # the vote, as recorded
     oocc = OOCC(n_orders=5, base=base, random_state=3, **extra, **PLAIN, **GAUSSIAN).fit(X, Y)
     predicted, orders, best = BEFORE_PREPROCESSING["oocc", base]
     assert digest(oocc.predict(X)) == predicted
@@ -190,7 +191,9 @@ def test_preprocessed_orders_are_those_of_a_one_member_dynamic_ensemble(base):
     X, Y, train = rare_label_data(9, random_state=5)
     X_test, _ = dependent_labels(10, n=60, d=12)
     extra = {"chain_neighbors": 3} if base == "knn" else {}
-    model = OOCC(n_orders=4, base=base, max_features=4, random_state=5, **extra).fit(X, Y)
+    model = OOCC(
+        n_orders=4, base=base, max_features=4, rule="predict", random_state=5, **extra
+    ).fit(X, Y)
     member = model.chain_
     assert isinstance(member, DynamicChainEnsemble) and len(member.feature_masks_) == 1
     mask = member.feature_masks_[0]
@@ -206,7 +209,9 @@ def test_preprocessed_orders_are_those_of_a_one_member_dynamic_ensemble(base):
     )
     np.testing.assert_array_equal(model._predict_orders(X_test, orders), expected)
     # a pool of one order predicts with that member
-    single = OOCC(n_orders=1, base=base, max_features=4, random_state=5, **extra).fit(X, Y)
+    single = OOCC(
+        n_orders=1, base=base, max_features=4, rule="predict", random_state=5, **extra
+    ).fit(X, Y)
     reference = one_member(base, single.orders_[0], single.chain_.random_state, max_features=4)
     np.testing.assert_array_equal(
         single.predict(X_test), reference.fit(X[train], Y[train]).predict(X_test)
@@ -241,7 +246,7 @@ def test_undersampling_limits_the_majority_of_a_rare_label(base):
 
 def test_the_genetic_search_scores_a_generation_in_one_batch_with_preprocessing():
     X, Y = dependent_labels(12, n=200)
-    model = GeneticChainEnsemble(n_chains=3, n_generations=4, random_state=7)
+    model = GeneticChainEnsemble(n_chains=3, n_generations=4, rule="predict", random_state=7)
     calls = []
     scorer = model._predict_orders
 
@@ -286,7 +291,7 @@ def test_preprocessing_parameters_are_checked_by_the_dynamic_ensemble(estimator)
 @pytest.mark.parametrize("plain", [True, False])
 def test_soft_scores_are_the_mean_chain_scores_of_the_voting_orders(base, plain):
     X, Y = dependent_labels(5)
-    options = {"base": base, "random_state": 0, **(PLAIN if plain else {})}
+    options = {"base": base, "rule": "predict", "random_state": 0, **(PLAIN if plain else {})}
     genetic = GeneticChainEnsemble(n_chains=3, n_generations=2, **options).fit(X, Y)
     in_orders = genetic.chain_.decision_function_in_orders(X, genetic.orders_)
     expected = finite_scores(in_orders).mean(axis=0)
@@ -322,7 +327,7 @@ def test_soft_scores_keep_log_odds_beyond_745(monkeypatch):
 @pytest.mark.parametrize("plain", [True, False])
 def test_soft_voting_averages_the_chains_probabilities(base, plain):
     X, Y = dependent_labels(6)
-    options = {"base": base, "random_state": 0, **(PLAIN if plain else {})}
+    options = {"base": base, "rule": "predict", "random_state": 0, **(PLAIN if plain else {})}
     settings = {"n_chains": 3, "n_generations": 2, **options}
     genetic = GeneticChainEnsemble(voting="soft", **settings).fit(X, Y)
     hard = GeneticChainEnsemble(**settings).fit(X, Y)

@@ -8,11 +8,13 @@ from sklearn.base import clone
 
 from mlnb.decision_rules import Threshold
 from mlnb.multilabel import (
+    OOCC,
     BaggedBinaryRelevance,
     CardinalityWarning,
     DynamicChain,
     DynamicChainEnsemble,
     EnsembleClassifierChains,
+    GeneticChainEnsemble,
 )
 from mlnb.multilabel._out_of_bag import OutOfBag
 
@@ -24,7 +26,26 @@ ENSEMBLES = {
     "DCE": lambda **kw: DynamicChainEnsemble(n_chains=3, beta=2.0, random_state=0, **kw),
     "DC": lambda **kw: DynamicChain(beta=2.0, random_state=0, **kw),  # its validation rows
     "DC fixed order": lambda **kw: DynamicChain(order=None, random_state=0, **kw),  # 3 folds
+    "OOCC": lambda **kw: OOCC(n_orders=4, random_state=0, **kw),  # its validation rows
+    "GA": lambda **kw: GeneticChainEnsemble(n_chains=3, n_generations=2, random_state=0, **kw),
 }
+
+
+def test_oocc_scores_each_validation_row_by_its_nearest_other_rows_orders():
+    X, Y = dependent_labels(7)
+    model = OOCC(n_orders=4, n_neighbors=1, rule="predict", random_state=0).fit(X, Y)
+    validation = model.validation_X_ * model.scale_  # the rows, unscaled
+    rows = np.arange(len(validation))
+    predictions = model._predict_orders(validation, model.orders_)
+    scores, votes = model._held_out(validation, predictions, rows)
+    distances = ((model.validation_X_[:, None, :] - model.validation_X_[None]) ** 2).sum(-1)
+    np.fill_diagonal(distances, np.inf)
+    neighbour = np.argmin(distances, axis=1)  # (no ties in continuous data)
+    order = model.best_order_[neighbour]
+    in_orders = model._scores_in_orders(validation, model.orders_)
+    np.testing.assert_allclose(scores, in_orders[order, rows], rtol=1e-12)
+    np.testing.assert_array_equal(votes, predictions[order, rows])
+    assert (neighbour != rows).all()
 
 
 def test_out_of_bag_means_only_the_members_that_left_a_row_out():

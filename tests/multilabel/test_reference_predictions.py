@@ -32,8 +32,8 @@ MAKE = {
     "ECC (DCE, random orders)": lambda base: DynamicChainEnsemble(
         base=base, order="random", rule="predict", **RECORDED_WITH
     ),
-    "OOCC": lambda base: OOCC(base=base, **RECORDED_WITH),
-    "GA": lambda base: GeneticChainEnsemble(base=base, **RECORDED_WITH),
+    "OOCC": lambda base: OOCC(base=base, rule="predict", **RECORDED_WITH),
+    "GA": lambda base: GeneticChainEnsemble(base=base, rule="predict", **RECORDED_WITH),
 }
 
 

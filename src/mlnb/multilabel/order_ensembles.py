@@ -15,6 +15,15 @@ an order costs a prediction, not a fit (its ``predict_in_orders``): the Naive Ba
 Both split the training set into a part that fits the chain statistics (t = 0.6) and a
 validation part V, as Algorithm 1 of Trajdos and Kurzynski.
 
+*Decision rule* (``rule``, default ``"tuned"``): the vote at 0.5 unless a rule of
+:mod:`mlnb.decision_rules` fitted to the validation rows' soft scores wins by one standard
+error of micro F1 (as the other ensembles choose theirs out of bag,
+:func:`~._out_of_bag.settle_rule`). The chain did not learn the validation rows; OOCC
+scores each of them with the orders recorded by its nearest *other* validation instances
+(its own best order was chosen knowing its labels), the genetic ensemble with its K orders
+(chosen for their macro F1 on those rows: a mild optimism, which the one-standard-error
+rule tempers). ``rule="predict"`` is the papers' vote (their experiments pass it).
+
 Preprocessing (Trajdos and Kurzynski, section 3: "the reference algorithm also uses Naive
 Bayes/nearest neighbour algorithm with data preprocessing procedures described in Section 2.5"): by
 default the order-free chain is one member of a :class:`DynamicChainEnsemble` with a fixed order,
@@ -28,6 +37,7 @@ chain (:class:`ClassifierChain` or :class:`KNNChain`) instead.
 
 from __future__ import annotations
 
+from functools import partial
 from numbers import Real
 from typing import ClassVar
 
@@ -55,6 +65,7 @@ from ._neighbourhood import (
     squared_distances,
     validation_mask,
 )
+from ._out_of_bag import RULE_CONSTRAINT, OutOfBag, apply_rule, settle_rule
 from ._resolution import finite_scores
 from ._tuned_events import choose_events, member_events
 from .chain import ClassifierChain
@@ -77,6 +88,7 @@ class _ValidatedOrders(MultiLabelEstimator):
         **PREPROCESSING_CONSTRAINTS,
         "chain_neighbors": [StrOptions({"auto"}), COUNT],
         "voting": [VOTING],
+        "rule": RULE_CONSTRAINT,
     }
 
     def _split_and_fit(self, X, y):
@@ -112,6 +124,8 @@ class _ValidatedOrders(MultiLabelEstimator):
                 missing=self.missing,
             )
         self.chain_ = chain.fit(X[~validation], Y[~validation])
+        if self.base == "nb":  # the chain's event model (chosen by it, or given)
+            self.events_ = self.chain_.events_
         self.n_labels_ = Y.shape[1]
         self.classes_ = binary_classes(self.n_labels_)
         return X[validation], Y[validation], rng
@@ -161,6 +175,23 @@ class _ValidatedOrders(MultiLabelEstimator):
             return expit(self._scores_in_orders(X, orders))
         return self._predict_orders(X, orders)
 
+    def _settle_rule(self, validation_Y, held_out):
+        """``rule_``, ``chosen_`` and ``chosen_params_`` from ``held_out(rows)``: the soft
+        scores and own labels of those validation rows (see the module docstring)."""
+
+        def scored(rows):
+            scores, votes = held_out(rows)
+            out = OutOfBag(len(rows), validation_Y.shape[1])
+            out.add(scores, (votes > 0.5).astype(np.int8), [])
+            return out
+
+        settle_rule(self, validation_Y, scored, any_out=len(validation_Y) > 0, held_out="held out")
+
+    def predict(self, X):
+        """0/1 labels: the fitted ``rule_`` on :meth:`decision_function`, or ``[mean vote >
+        0.5]`` (:meth:`predict_proba`; Trajdos and Kurzynski, eq. 22)."""
+        return apply_rule(self, X, lambda X: (self.predict_proba(X) > 0.5).astype(int))
+
 
 class OOCC(_ValidatedOrders):
     """Online-optimised classifier chains (da Silva et al. 2014) with an order-free chain.
@@ -193,6 +224,11 @@ class OOCC(_ValidatedOrders):
         ``predict``, its 0.5 cut): "hard", the share of them predicting each label; "soft",
         the mean of their probabilities. The orders are chosen on 0/1 predictions either
         way.
+    rule : "tuned", "predict", rule name or rule object, default="tuned"
+        The decision: "predict" is the vote at 0.5; "tuned" keeps it unless a rule fitted
+        to the validation rows' soft scores wins by one standard error (module
+        docstring); a rule name or object: that rule, fitted to them; a fitted rule
+        (``chosen_params_["rule"]``) as it is.
     random_state : int, RandomState or None, default=None
     missing : {"error", "ignore"}, default="error"
         ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
@@ -234,6 +270,7 @@ class OOCC(_ValidatedOrders):
         max_features=300,
         validation_fraction=0.4,
         voting="hard",
+        rule="tuned",
         random_state=None,
         missing="error",
     ):
@@ -249,6 +286,7 @@ class OOCC(_ValidatedOrders):
         self.max_features = max_features
         self.validation_fraction = validation_fraction
         self.voting = voting
+        self.rule = rule
         self.random_state = random_state
         self.missing = missing
 
@@ -275,7 +313,23 @@ class OOCC(_ValidatedOrders):
         self.best_order_ = np.argmax(scores, axis=0)  # per validation instance
         self.scale_ = feature_scale(validation_X)
         self.validation_X_ = divide_columns(validation_X, self.scale_)
+        self._settle_rule(validation_Y, partial(self._held_out, validation_X, predictions))
         return self
+
+    def _held_out(self, validation_X, predictions, rows):
+        """Soft scores and votes of validation ``rows``, each by the orders recorded by its
+        nearest other validation instances (leave-one-out); ``predictions``: the 0/1
+        labels of every validation row in every order, (P, |V|, L)."""
+        scaled, others = fill_missing(self.validation_X_[rows], self.validation_X_)
+        distances = squared_distances(scaled, others)
+        distances[np.arange(len(rows)), rows] = np.inf  # not the row itself
+        k = min(int(self.n_neighbors), max(others.shape[0] - 1, 1))
+        chosen = self.best_order_[nearest_points(distances, k)]
+        at = np.arange(len(rows))[:, None]
+        in_orders = self._scores_in_orders(validation_X[rows], self.orders_)
+        scores = in_orders[chosen, at].mean(axis=1)
+        votes = expit(in_orders) if self.voting == "soft" else predictions[:, rows]
+        return scores, votes[chosen, at].mean(axis=1)
 
     def predict_proba(self, X):
         """Mean vote of the orders recorded by the nearest validation instances: the
@@ -304,10 +358,6 @@ class OOCC(_ValidatedOrders):
         scaled, validation_X = fill_missing(divide_columns(X, self.scale_), self.validation_X_)
         distances = squared_distances(scaled, validation_X)
         return X, self.best_order_[nearest_points(distances, self.n_neighbors)]
-
-    def predict(self, X):
-        """``[mean vote > 0.5]`` per label (the vote of :meth:`predict_proba`)."""
-        return (self.predict_proba(X) > 0.5).astype(int)
 
 
 def _row_f1(Y, P):
@@ -345,7 +395,8 @@ class GeneticChainEnsemble(_ValidatedOrders):
         :class:`KNNChain` (no preprocessing).
     max_features : int, default=300
         At most this many features per label, as :class:`DynamicChainEnsemble`.
-    validation_fraction, voting, random_state : as :class:`OOCC`.
+    validation_fraction, voting, rule, random_state : as :class:`OOCC` (the rule is
+        fitted to the validation rows' scores by the K orders).
     missing : {"error", "ignore"}, default="error"
         ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
         a row's score (Weka's semantics, see :mod:`mlnb.missing`); ``"error"``: NaN raises.
@@ -387,6 +438,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         max_features=300,
         validation_fraction=0.4,
         voting="hard",
+        rule="tuned",
         random_state=None,
         missing="error",
     ):
@@ -403,6 +455,7 @@ class GeneticChainEnsemble(_ValidatedOrders):
         self.max_features = max_features
         self.validation_fraction = validation_fraction
         self.voting = voting
+        self.rule = rule
         self.random_state = random_state
         self.missing = missing
 
@@ -455,6 +508,13 @@ class GeneticChainEnsemble(_ValidatedOrders):
         ranked = sorted(cache.values(), key=lambda entry: -entry[0])[:K]
         self.orders_ = [order for _, order in ranked]
         self.validation_scores_ = np.array([score for score, _ in ranked])
+
+        def held_out(rows):  # the K orders' mean scores and votes
+            X = validation_X[rows]
+            scores = self._scores_in_orders(X, self.orders_).mean(axis=0)
+            return scores, self._votes_in_orders(X, self.orders_).mean(axis=0)
+
+        self._settle_rule(validation_Y, held_out)
         return self
 
     def predict_proba(self, X):
@@ -470,10 +530,6 @@ class GeneticChainEnsemble(_ValidatedOrders):
         check_is_fitted(self, "orders_")
         X = validate_rows(self, X, reset=False, missing=self.missing)
         return self._scores_in_orders(X, self.orders_).mean(axis=0)
-
-    def predict(self, X):
-        """``[mean vote > 0.5]`` (Trajdos and Kurzynski, eq. 22)."""
-        return (self.predict_proba(X) > 0.5).astype(int)
 
 
 def _tournament(scores, rng, size=2):
