@@ -28,6 +28,7 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
+from .._online_rows import disown, owned
 from .._registered import Registered
 from ..base.instances import UnitTestParams
 from ..base.state import atomic, check_mergeable, same_params
@@ -38,6 +39,7 @@ from ..events.auto import TUNED, Auto, estimator_events, is_tuned
 from ..labels import label_matrix
 from ..metrics import set_scorer
 from ..stats import NamedStats
+from . import _online_rows
 from ._label_forms import fitted_names, wrap_entry_points
 from ._label_model import (
     LABEL_PRIORS,
@@ -278,6 +280,12 @@ class MultiLabelNB(MultiLabelEstimator):
     _uses_label_pairs = False
     _parameter_constraints = NB_CONSTRAINTS
 
+    #: The statistics a row adds to, and what ``_install`` derives from them, which the
+    #: fast path of ``partial_fit`` on a few rows drops (:mod:`._online_rows`) and the
+    #: first read derives again (:meth:`__getattr__`).
+    _ONLINE_STATISTICS = (("feature_stats_", "X", "labels"), ("label_stats_", "Y", "labels"))
+    _DERIVED = ("_feature_params", "prior_log_odds_", "_label_pairs")
+
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit from scratch on X (n x d) and the label-indicator matrix Y (n x L)."""
@@ -291,6 +299,8 @@ class MultiLabelNB(MultiLabelEstimator):
         A batch may bring new labels: columns after the known ones, taken as 0 in every
         earlier row (the model equals a fit on the whole stream with those zeros).
         """
+        if _online_rows.add_rows(self, X, y, sample_weight):
+            return self  # a few rows of a fitted model; changes nothing if it raises
         return self._partial_fit(X, y, sample_weight)
 
     @atomic
@@ -309,6 +319,7 @@ class MultiLabelNB(MultiLabelEstimator):
             if labels is not None:
                 labels = known_labels.merge(labels)
         self._install(features, labels, events)
+        _online_rows.own(self)  # new statistics, made under checked hyper-parameters
         return self
 
     def _statistics_with_new_labels(self, n_new):
@@ -341,6 +352,34 @@ class MultiLabelNB(MultiLabelEstimator):
         self._feature_params = params
         self.prior_log_odds_ = prior
         self._label_pairs = pairs
+
+    def _validate_params(self):
+        # The parameters of a model whose statistics are its own and unchanged since are
+        # the objects its last full fit validated (mlnb._online_rows): not checked again
+        # for every row of a stream (scikit-learn's check reads the signature each time).
+        if owned(self) is None:
+            super()._validate_params()
+
+    def __getattr__(self, name):
+        # Reached only when an attribute is not found: one the fast path dropped.
+        if name in type(self)._DERIVED and _online_rows.DROPPED in vars(self):
+            self._refresh_fitted()
+            if name in vars(self):
+                return vars(self)[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _refresh_fitted(self):
+        """Derive again what the fast path of ``partial_fit`` dropped: after it, the
+        attributes hold the whole fitted state (what a model file saves)."""
+        if vars(self).pop(_online_rows.DROPPED, False):
+            self._install(self.feature_stats_, self.label_stats_, self.events_)
+
+    def __getstate__(self):
+        # pickle, copy and deepcopy: the state holds the derived attributes, and the
+        # statistics it shares are no longer modified in place by this object.
+        self._refresh_fitted()
+        disown(self)
+        return super().__getstate__()
 
     def _label_terms(self):
         """``label_prior`` and ``label_alpha`` in force: as given, or where ``"tuned"``

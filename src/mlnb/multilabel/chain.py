@@ -104,6 +104,9 @@ class ClassifierChain(AdditiveLabelNB):
     """
 
     _uses_label_pairs = True
+    #: What ``_install`` derives (the fast path of ``partial_fit`` drops it), with the
+    #: fitted order's layout.
+    _DERIVED = (*AdditiveLabelNB._DERIVED, "_layout")
     _parameter_constraints: ClassVar[dict] = {
         **NB_CONSTRAINTS,
         "order": ["array-like", StrOptions({"random"}), None],
