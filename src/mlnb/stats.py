@@ -749,42 +749,98 @@ class GroupStats:
         return self
 
     def add_row(self, x, groups, weight=1.0) -> GroupStats:
-        """Add one dense row ``x`` (1-D) of weight ``weight`` to ``groups``, in place.
+        """Add one dense row ``x`` (1-D) of weight ``weight`` to ``groups`` (indices), in
+        place: :meth:`add_grouped` of one row."""
+        G = np.zeros((1, self.n_groups))
+        G[0, groups] = 1.0
+        return self.add_grouped(np.asarray(x, dtype=np.float64)[None, :], G, np.array([weight]))
 
-        The online fast path (NaiBX's ``add_example``): Welford's update, i.e. Chan's
-        pairwise update with a one-row second set, ``M2 += (x - mean)**2 n w / (n + w)``,
-        written out because the general broadcasting of :meth:`merge` made one row 3 times
-        slower (measured on yeast). Unlike every other method it modifies the arrays in
-        place: do not use it on a ``copy(deep=False)``. A row with a missing entry (NaN),
-        or statistics that already had some, take the general path (:meth:`merge`).
+    def add_grouped(self, X, G, weights) -> GroupStats:
+        """Add rows X to the groups of a 0/1 grouping matrix G (a row to every group of its
+        row of G, and to the totals), in place; returns self.
+
+        The multi-label online fast path (a row to each label it holds). One row without
+        missing entries takes Welford's update of the groups it reaches, i.e. Chan's
+        pairwise update with a one-row second set, ``M2 += (x - mean)**2 n w / (n + w)``
+        (one CSR row: without second moments only, each entry added where it falls);
+        several rows, missing entries or compact statistics their statistics as
+        :meth:`from_data` makes them, merged (:meth:`merge`) and written into the arrays.
+        As :meth:`add_rows`, it modifies the arrays in place: not for a
+        ``copy(deep=False)``.
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_rows, n_features)
+        G : ndarray of shape (n_rows, n_groups)
+            0/1.
+        weights : ndarray of shape (n_rows,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlnb.stats import GroupStats
+        >>> stats = GroupStats(2, 1)
+        >>> stats.add_grouped(np.array([[1.0], [3.0]]), np.array([[1, 1], [1, 0]]), np.ones(2))
+        GroupStats(n_groups=2, n_features=1, second_moments=True, total_count=2)
+        >>> stats.var
+        array([[1.],
+               [0.]])
         """
-        if self.has_missing or self.compact or np.isnan(np.sum(x)):
-            grouping = np.zeros((1, self.n_groups))
-            grouping[0, groups] = 1.0
-            batch = GroupStats.from_data(
-                np.asarray(x, float)[None, :],
-                grouping,
-                [weight],
-                second_moments=self.second_moments,
-            )
-            self.__dict__.pop("_group_sums", None)
-            return self.merge(batch)
-        tiny = np.finfo(np.float64).tiny
         self.__dict__.pop("_group_sums", None)  # the sums change in place
-        if self.second_moments:
-            count = self.count[groups]
-            mean = self.sums[groups] / np.maximum(count, tiny)[:, None]
-            share = count * weight / np.maximum(count + weight, tiny)
-            self.m2[groups] += (x - mean) ** 2 * share[:, None]
-            if self.total_count > 0:
-                total = self.total_count
-                share = total * weight / (total + weight)
-                self.total_m2 += (x - self.total_sums / total) ** 2 * share
+        values = X.data if sp.issparse(X) else X
+        if X.shape[0] > 1 or self.has_missing or self.compact or np.isnan(values.sum()):
+            batch = GroupStats.from_data(
+                X,
+                sp.csr_matrix(G),
+                weights,
+                second_moments=self.second_moments,
+                compact=self.compact,
+            )
+            if self.compact or self.has_missing or batch.has_missing:
+                return self.merge(batch)
+            merged = self.copy(deep=False).merge(batch)  # new arrays: written back
+            for name in ("count", "sums", "m2", "total_sums", "total_m2"):
+                if getattr(self, name) is not None:
+                    getattr(self, name)[...] = getattr(merged, name)
+            self.total_count = merged.total_count
+            return self
+        groups, weight = np.flatnonzero(np.asarray(G)[0]), float(weights[0])
+        if sp.issparse(X):
+            if self.second_moments:
+                raise ValueError("a sparse row with second moments: give it dense")
+            entries = X.data if weight == 1.0 else weight * X.data
+            np.add.at(self.sums, (groups[:, None], X.indices[None, :]), entries[None, :])
+            np.add.at(self.total_sums, X.indices, entries)
+        else:
+            x = X[0]
+            weighted = x if weight == 1.0 else weight * x
+            if self.second_moments:
+                self._welford(groups, x, weight)
+            self.sums[groups] += weighted
+            self.total_sums += weighted
         self.count[groups] += weight
-        self.sums[groups] += weight * x
         self.total_count += weight
-        self.total_sums += weight * x
         return self
+
+    def _welford(self, groups, x, weight):
+        """``M2 += (x - mean)**2 n w / (n + w)`` of ``groups`` and of the totals, for one
+        dense row ``x`` of weight ``weight``, before its sums are added."""
+        tiny = np.finfo(np.float64).tiny
+        if groups.size:
+            count = self.count[groups]
+            deviation = self.sums[groups]  # a copy: fancy indexing
+            deviation /= np.maximum(count, tiny)[:, None]
+            deviation -= x
+            deviation *= deviation
+            deviation *= (count * weight / np.maximum(count + weight, tiny))[:, None]
+            self.m2[groups] += deviation
+        total = self.total_count
+        if total > 0:
+            deviation = self.total_sums / total
+            deviation -= x
+            deviation *= deviation
+            deviation *= total * weight / (total + weight)
+            self.total_m2 += deviation
 
     def add_rows(self, index, X, weights) -> GroupStats:
         """Add row i of ``X`` to group ``index[i]`` with weight ``weights[i]``, in place.

@@ -36,14 +36,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _online_rows as online
-from ..stats import GroupStats
 
-__all__ = ["DROPPED", "add_rows", "add_grouped", "own"]
+__all__ = ["DROPPED", "add_rows", "own"]
 
 #: The attribute that marks an estimator whose derived attributes were dropped.
 DROPPED = "_derived_dropped"
-
-_TINY = np.finfo(np.float64).tiny
 
 #: A sparse row with second moments is made dense up to this many features (4 MB).
 _DENSE_ENTRIES = 1 << 19
@@ -110,7 +107,7 @@ def add_rows(estimator, X, Y, sample_weight):
         fitted.pop(name, None)  # derived again when next read
     fitted[DROPPED] = True
     for stats, rows, groups in targets:
-        add_grouped(stats, X if rows == "X" else labels, groups, weights)
+        stats.add_grouped(X if rows == "X" else labels, groups, weights)
     return True
 
 
@@ -154,65 +151,3 @@ def _targets(estimator, labels):
             grouping = labels
         targets.append((stats, rows, grouping))
     return targets
-
-
-def add_grouped(stats, X, G, weights):
-    """Add rows X to the groups of a 0/1 grouping matrix G (a row to every group of its
-    row of G, and to the totals), in place.
-
-    Statistics held as dense arrays without missing entries; rows without missing
-    entries, dense or CSR (one CSR row only without second moments). One row takes
-    Welford's update of the groups it reaches; several rows their statistics as the full
-    path makes and merges them (:meth:`GroupStats.from_data`, :meth:`GroupStats.merge`),
-    written into the arrays.
-    """
-    vars(stats).pop("_group_sums", None)  # GroupStats.group_sums' cache: sums change here
-    if X.shape[0] > 1:
-        batch = GroupStats.from_data(
-            X, sp.csr_matrix(G), weights, second_moments=stats.second_moments
-        )
-        merged = stats.copy(deep=False).merge(batch)  # new arrays: written back below
-        for name in ("count", "sums", "m2", "total_sums", "total_m2"):
-            if getattr(stats, name) is not None:
-                getattr(stats, name)[...] = getattr(merged, name)
-        stats.total_count = merged.total_count
-    elif sp.issparse(X):
-        _add_sparse_one(stats, X, np.flatnonzero(G[0]), float(weights[0]))
-    else:
-        _add_one(stats, X[0], np.flatnonzero(G[0]), float(weights[0]))
-
-
-def _add_one(stats, x, groups, weight):
-    """One dense row ``x`` of weight ``weight`` to ``groups`` (int array): Welford's update
-    ``M2 += (x - mean)**2 n w / (n + w)`` of each group and of the totals."""
-    weighted = x if weight == 1.0 else weight * x
-    if stats.second_moments:
-        if groups.size:
-            count = stats.count[groups]
-            deviation = stats.sums[groups]  # a copy: fancy indexing
-            deviation /= np.maximum(count, _TINY)[:, None]
-            deviation -= x
-            deviation *= deviation
-            deviation *= (count * weight / np.maximum(count + weight, _TINY))[:, None]
-            stats.m2[groups] += deviation
-        total = stats.total_count
-        if total > 0:
-            deviation = stats.total_sums / total
-            deviation -= x
-            deviation *= deviation
-            deviation *= total * weight / (total + weight)
-            stats.total_m2 += deviation
-    stats.count[groups] += weight
-    stats.sums[groups] += weighted
-    stats.total_count += weight
-    stats.total_sums += weighted
-
-
-def _add_sparse_one(stats, x, groups, weight):
-    """One CSR row ``x`` to ``groups``, statistics without second moments: each entry
-    added where it falls."""
-    entries = x.data if weight == 1.0 else weight * x.data
-    np.add.at(stats.sums, (groups[:, None], x.indices[None, :]), entries[None, :])
-    np.add.at(stats.total_sums, x.indices, entries)
-    stats.count[groups] += weight
-    stats.total_count += weight
