@@ -28,13 +28,14 @@ number of rows of group g whose feature v is observed; means, variances and Chan
 then use ``observed`` in place of ``count``, feature by feature. Without missing entries
 ``observed`` is None (it would equal ``count`` in every column).
 
-**Compact statistics** (``from_data(..., compact=True)``): for sparse X without second
-moments, ``sums`` may be kept as a CSR matrix, whose memory grows with the (group,
-feature) pairs actually seen rather than with groups x features (20,000 labels and 50,000
-features: 8 GB dense). Counts and totals stay dense. ``merge``, ``subtract``, ``scale``,
-``copy``, the group and feature selections and the growth methods keep the form (a sum of
-a compact and a dense ``sums`` is dense); ``complement`` and the in-place row updates give
-or need dense sums. The event models that read compact statistics say so
+**Compact statistics** (``from_data(..., compact=True)``): without second moments,
+``sums`` may be kept as a CSR matrix (X is then multiplied as CSR), whose memory grows with
+the (group, feature) pairs actually seen rather than with groups x features (20,000 labels
+and 50,000 features: 8 GB dense). Counts and totals stay dense. ``merge``, ``subtract``,
+``scale``, ``copy``, the group and feature selections and the growth methods keep the form
+(``merge`` and ``subtract`` the form of the statistics they change); ``complement`` gives
+dense sums, and the in-place row updates merge rows into compact statistics. The event
+models that read compact statistics say so
 (:meth:`mlnb.events.Multinomial.compact_log_odds`).
 """
 
@@ -64,10 +65,12 @@ def _as_dense(matrix) -> np.ndarray:
 
 
 def _combined(a, b, sign=1.0):
-    """``a + sign * b`` of two ``sums``: CSR when both are (compact), else dense."""
-    if sp.issparse(a) and sp.issparse(b):
+    """``a + sign * b`` of two ``sums``, in the form of ``a`` (the statistics changed):
+    CSR for compact ones, else dense."""
+    if sp.issparse(a):
+        b = sp.csr_matrix(b)
         return sp.csr_matrix(a + b if sign > 0 else a - b)
-    a, b = _as_dense(a), _as_dense(b)
+    b = _as_dense(b)
     return a + b if sign > 0 else a - b
 
 
@@ -494,8 +497,8 @@ class GroupStats:
     ) -> GroupStats:
         """Statistics of one batch (``GroupStats(g, d).update(X, G, sample_weight)``).
 
-        ``compact``: keep ``sums`` as CSR when X is sparse and without missing entries
-        (only without second moments; see the module docstring).
+        ``compact``: keep ``sums`` as CSR (X multiplied as CSR; not with missing
+        entries, and only without second moments; see the module docstring).
         """
         if compact and second_moments:
             raise ValueError("compact statistics have no second moments")
@@ -567,6 +570,8 @@ class GroupStats:
                 else groups * w[:, None]
             )
         count = _as_dense(groups.sum(axis=0)).ravel()
+        if compact and not sp.issparse(X):
+            X = sp.csr_matrix(X)  # so that the product stays sparse
         sums = _product_T(groups, X, keep_sparse=compact)
         # Every row in exactly one group: the totals follow from the groups.
         total_sums = (

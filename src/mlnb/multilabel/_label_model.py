@@ -13,8 +13,8 @@ Everything a Naive Bayes chain needs in any label order is then a matrix of per-
 log-odds from the features (``feature_log_odds``) plus two L x L matrices from the labels
 (``label_log_odds``): no refit for a new order.
 
-*Large label spaces.* Where labels x features exceeds :data:`COMPACT_ENTRIES`, X is sparse
-and the event model has a compact form (the multinomial), the feature statistics keep
+*Large label spaces.* Where labels x features exceeds :data:`COMPACT_ENTRIES` and the
+event model has a compact form (multinomial, Bernoulli), the feature statistics keep
 their sums sparse and the log-odds are computed from
 :class:`~mlnb.events.compact.CompactLogOdds`: memory in the (label, feature) pairs seen.
 The first batch decides (a model grown from dense statistics stays dense).
@@ -23,7 +23,6 @@ The first batch decides (a model grown from dense statistics stays dense).
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..events import Bernoulli
 from ..events.categorical import check_pseudo_count
@@ -47,12 +46,12 @@ COMPACT_ENTRIES = 1 << 24
 
 def keeps_compact(events, X, n_labels) -> bool:
     """Whether the feature statistics of X under ``n_labels`` labels are kept compact:
-    sparse X, an event model with a compact form for its smoothing
-    (``has_compact_form``), and more than :data:`COMPACT_ENTRIES` label-feature pairs."""
+    an event model with a compact form for its smoothing (``has_compact_form``) and more
+    than :data:`COMPACT_ENTRIES` label-feature pairs (X, dense or sparse, then enters as
+    CSR)."""
     n_features = X.shape[1]
     return (
-        sp.issparse(X)
-        and n_labels * n_features > COMPACT_ENTRIES
+        n_labels * n_features > COMPACT_ENTRIES
         and not events.second_moments
         and hasattr(events, "has_compact_form")
         and events.has_compact_form(n_features)
