@@ -334,3 +334,28 @@ def test_dask_top_k_errors(counts_model):
         mlnb_dask.predict_top_k(model, X_dask, 1, batch_size=0)
     with pytest.raises(TypeError, match="Dask"):
         mlnb_dask.predict_top_k(model, X, 1)
+
+
+# ---- predict's label forms ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "estimator", [e for _, e in INSTANCES], ids=[name for name, _ in INSTANCES]
+)
+def test_every_estimator_predicts_bool_and_sparse_labels_by_chunks(estimator, data):
+    X, Y, X_test = data
+    model = clone(estimator).fit(X, Y)
+    chunks = [model.predict(X_test[i : i + 7]) for i in range(0, len(X_test), 7)]
+    expected = np.vstack(chunks)
+    sparse = model.predict(X_test, output="sparse", batch_size=7)
+    assert sp.isspmatrix_csr(sparse) and sparse.shape == expected.shape
+    np.testing.assert_array_equal(sparse.toarray(), expected)
+    as_bool = model.predict(X_test, output="bool", batch_size=7)
+    assert as_bool.dtype == bool
+    np.testing.assert_array_equal(as_bool, expected.astype(bool))
+    whole = model.predict(X_test, output="sparse")  # one automatic chunk
+    np.testing.assert_array_equal(whole.toarray(), model.predict(X_test))
+
+
+def test_predict_refuses_an_unknown_output(counts_model):
+    model, X = counts_model
+    with pytest.raises(ValueError, match="output must be one of"):
+        model.predict(X, output="csr")

@@ -119,7 +119,8 @@ class MultiLabelEstimator(UnitTestParams, MultiLabelClassifierMixin, BaseEstimat
     (:mod:`._label_forms`) to turn it into a 0/1 matrix, check the fit's planned cost
     (:meth:`_planned_cost`, :mod:`mlnb.limits`) and record the fitted ``label_names_``
     (``0 .. L-1`` for a plain matrix); its ``merge`` refuses a model of other labels.
-    Predictions are 0/1 matrices; their names are
+    Predictions are 0/1 matrices (``predict(X, output="sparse")`` or ``"bool"``: a CSR or
+    bool matrix, made a chunk of rows at a time); their names are
     ``mlnb.labels.to_label_lists(model.predict(X), model.label_names_)``.
     """
 
@@ -164,7 +165,8 @@ class MultiLabelEstimator(UnitTestParams, MultiLabelClassifierMixin, BaseEstimat
         the lower label index, the convention of :func:`mlnb.metrics.precision_at_k` and
         :func:`~mlnb.metrics.ndcg_at_k`, which take the result as their ``scores``.
 
-        ``predict`` is unchanged: it gives the model's decided label sets (dense). As
+        ``predict`` gives the model's decided label sets (dense, or with
+        ``output="sparse"`` / ``"bool"`` a CSR or bool matrix made in chunks). As
         scikit-learn's ``kneighbors_graph(mode=...)``, ``mode`` chooses what the sparse
         result stores: the scores, or 1 for each of the k labels (a sparse label matrix
         of exactly k labels per row).

@@ -11,6 +11,14 @@ so that every estimator, present or future, takes ``Y`` in every form of
   bounds of :mod:`mlnb.limits`;
 - a fit that succeeds records ``label_names_``; one that raises leaves it as it was.
 
+It wraps ``predict`` too, to give the label matrix in a chosen form:
+``predict(X, output="dense")`` is the subclass's own (an int array), ``output="bool"`` a
+bool array (an eighth of the memory) and ``output="sparse"`` a CSR matrix; both are made
+a chunk of rows at a time (``batch_size`` rows, by default about 8 MB of dense labels),
+so that a large label space never holds the dense n x L matrix (20,000 labels and 100,000
+rows: 16 GB as int64). A chunk's labels are those of a prediction of its rows (equal for
+every estimator whose labels of a row do not depend on the other rows predicted with it).
+
 A fit that calls another entry point of the same estimator (``fit`` calling
 ``partial_fit``, a subclass calling ``super().fit``) passes the matrix on untouched: only
 the outermost call converts, checks and records.
@@ -24,11 +32,16 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import _num_samples
 
 from ..labels import label_matrix
 from ..limits import check_cost
 
-__all__ = ["fitted_names", "takes_label_forms", "wrap_entry_points"]
+__all__ = ["OUTPUTS", "fitted_names", "gives_label_forms", "takes_label_forms", "wrap_entry_points"]
+
+#: The forms ``predict(X, output=...)`` gives the labels in.
+OUTPUTS = ("dense", "bool", "sparse")
 
 #: The methods wrapped, and whether each one fits (records names) and may add labels.
 WRAPPED = {"fit": (True, False), "partial_fit": (True, True), "retune": (False, False)}
@@ -42,6 +55,8 @@ def wrap_entry_points(cls):
             setattr(cls, name, takes_label_forms(vars(cls)[name], fits=fits, grows=grows))
     if "merge" in vars(cls):
         cls.merge = merges_same_labels(vars(cls)["merge"])
+    if "predict" in vars(cls):
+        cls.predict = gives_label_forms(vars(cls)["predict"])
 
 
 #: ids of the estimators inside a wrapped call (nested calls on them pass through).
@@ -72,6 +87,38 @@ def takes_label_forms(method, *, fits, grows):
         return result
 
     wrapper._takes_label_forms = True
+    return wrapper
+
+
+def gives_label_forms(method):
+    """``predict(self, X)`` giving the labels in the form ``output`` of :data:`OUTPUTS`
+    (see the module docstring)."""
+    if getattr(method, "_gives_label_forms", False):
+        return method
+
+    @functools.wraps(method)
+    def wrapper(self, X, *, output="dense", batch_size=None):
+        if output == "dense" and batch_size is None:
+            return method(self, X)
+        if output not in OUTPUTS:
+            raise ValueError(f"output must be one of {OUTPUTS}; got {output!r}")
+        from ._top_k import rows_per_chunk  # (it imports the estimators' search)
+
+        n_labels = getattr(self, "n_labels_", 1)
+        step = rows_per_chunk(n_labels, batch_size)
+        n_samples = _num_samples(X)
+        parts = []
+        for start in range(0, max(n_samples, 1), step):
+            labels = method(self, _safe_indexing(X, slice(start, start + step)))
+            if output == "sparse":
+                parts.append(sp.csr_matrix(labels))
+            else:
+                parts.append(np.asarray(labels, dtype=bool if output == "bool" else None))
+        if output == "sparse":
+            return sp.vstack(parts, format="csr") if len(parts) > 1 else parts[0]
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    wrapper._gives_label_forms = True
     return wrapper
 
 
