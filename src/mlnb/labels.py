@@ -106,6 +106,13 @@ def label_matrix(Y, names=None, *, grow=False):
     >>> label_matrix(np.array([[0, 1], [1, 1]]))[1]
     array([0, 1])
     """
+    if (
+        type(Y) is np.ndarray
+        and Y.ndim == 2
+        and type(names) is np.ndarray
+        and Y.shape[1] == names.shape[0]
+    ):
+        return Y, names  # a matrix of the fitted labels (a stream's rows): nothing to code
     known = None if names is None else _names(list(names))
     if is_label_lists(Y):
         return _from_label_lists(Y, known, grow)
