@@ -123,8 +123,10 @@ CLASSIC_LABELS = LABEL_TERMS[0]
 #: plainest candidate, the finalists and the best number are then scored on every fold.
 SCREEN_ENTRIES = 250_000
 #: Label entries (rows x labels) beyond which the search runs on a sample of the rows
-#: (2**24: each candidate's out-of-fold scores 128 MB).
-SEARCH_ENTRIES = 1 << 24
+#: (2**22: each candidate's out-of-fold scores 32 MB). On delicious (12,920 rows, 983
+#: labels) a sample of 4,266 rows chose the same settings as all rows, with the search
+#: 3.8 times faster (14 s against 54 s).
+SEARCH_ENTRIES = 1 << 22
 #: The fewest rows such a sample holds.
 MIN_SEARCH_ROWS = 500
 
