@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.base import clone
 
-from mlnb import BinaryRelevance, NaiBX
+from mlnb import BinaryRelevance, ClassifierChain, NaiBX
 from mlnb.datasets import make_extreme_multilabel
 from mlnb.estimators import test_instances
 from mlnb.metrics import ndcg_at_k, precision_at_k
@@ -359,3 +359,12 @@ def test_predict_refuses_an_unknown_output(counts_model):
     model, X = counts_model
     with pytest.raises(ValueError, match="output must be one of"):
         model.predict(X, output="csr")
+
+
+def test_predict_keeps_its_own_arguments_in_every_output():
+    X, Y = dependent_labels(3, n=60)
+    chain = ClassifierChain(events="gaussian", rule="predict").fit(X, Y)
+    order = np.arange(Y.shape[1])[::-1]
+    expected = chain.predict(X, order=order)
+    sparse = chain.predict(X, order=order, output="sparse", batch_size=11)
+    np.testing.assert_array_equal(sparse.toarray(), expected)

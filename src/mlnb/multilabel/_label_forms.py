@@ -97,9 +97,9 @@ def gives_label_forms(method):
         return method
 
     @functools.wraps(method)
-    def wrapper(self, X, *, output="dense", batch_size=None):
+    def wrapper(self, X, *args, output="dense", batch_size=None, **kwargs):
         if output == "dense" and batch_size is None:
-            return method(self, X)
+            return method(self, X, *args, **kwargs)
         if output not in OUTPUTS:
             raise ValueError(f"output must be one of {OUTPUTS}; got {output!r}")
         from ._top_k import rows_per_chunk  # (it imports the estimators' search)
@@ -109,7 +109,7 @@ def gives_label_forms(method):
         n_samples = _num_samples(X)
         parts = []
         for start in range(0, max(n_samples, 1), step):
-            labels = method(self, _safe_indexing(X, slice(start, start + step)))
+            labels = method(self, _safe_indexing(X, slice(start, start + step)), *args, **kwargs)
             if output == "sparse":
                 parts.append(sp.csr_matrix(labels))
             else:
