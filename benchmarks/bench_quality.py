@@ -235,6 +235,8 @@ def mlnb_defaults(n_labels):
         "iMLNB": mlnb.IMLNB,
         "DC": mlnb.DynamicChain,
         "DCE": mlnb.DynamicChainEnsemble,
+        "OOCC": mlnb.OOCC,
+        "GA": mlnb.GeneticChainEnsemble,
     }
     if n_labels <= LP_MAX_LABELS:
         classes["LP"] = mlnb.LabelPowerset
