@@ -29,8 +29,8 @@ import math
 import weakref
 
 import numpy as np
-import scipy.sparse as sp
 
+from .base.validation import FEW_ROWS, fitted_rows
 from .events import BayesianGaussian, Gaussian
 from .events.gaussian import MAX_ABS_VALUE, MIN_FEATURE_SCALE
 
@@ -46,8 +46,9 @@ __all__ = [
     "owned",
 ]
 
-#: The largest batch the fast path takes (larger ones gain little from it).
-MAX_ROWS = 256
+#: The largest batch the fast path takes (larger ones gain little from it): the rows a
+#: fitted estimator checks in proportion to their size.
+MAX_ROWS = FEW_ROWS
 
 # The estimators whose statistics are their own, with what was checked when they were
 # made (a Record). Kept outside the estimators so that copies (pickled, deep-copied, or
@@ -87,8 +88,6 @@ class _Record(Record):
         self.index = {value: i for i, value in enumerate(self.class_list)}
 
 
-_FLOAT64 = np.dtype(np.float64)
-
 #: What :func:`check_weights` returns for rows given no weights (1 each).
 UNIT = object()
 
@@ -127,24 +126,20 @@ def check_rows(estimator, X, gaussian):
     CSR), whether it holds no NaN, and whether it certainly passes a ``gaussian`` model's
     ``prepare``; or None.
 
-    ``checked`` is found for dense rows (and one CSR row) in a few operations instead of
-    the dozen of :func:`mlnb.events.gaussian.check_range`, the same conditions on finite
-    rows: no magnitude above ``MAX_ABS_VALUE`` (which also excludes NaN and infinity), and
-    no feature whose largest magnitude is between 0 and ``MIN_FEATURE_SCALE``.
+    The rows are those a fitted estimator's prediction checks in proportion to their
+    size (:func:`mlnb.base.validation.fitted_rows`: type, width, at most
+    :data:`MAX_ROWS`); infinity, and NaN unless ``missing="ignore"``, take the full
+    path. ``checked`` is
+    found for dense rows (and one CSR row) in a few operations instead of the dozen of
+    :func:`mlnb.events.gaussian.check_range`, the same conditions on finite rows: no
+    magnitude above ``MAX_ABS_VALUE`` (which also excludes NaN and infinity), and no
+    feature whose largest magnitude is between 0 and ``MIN_FEATURE_SCALE``.
     """
+    X = fitted_rows(estimator, X)
+    if X is None:
+        return None
     dense = type(X) is np.ndarray
-    if dense:
-        if X.ndim != 2:
-            return None
-    elif not (sp.issparse(X) and X.format == "csr"):
-        return None
-    n_rows, n_features = X.shape
-    if not 0 < n_rows <= MAX_ROWS or n_features != estimator.n_features_in_:
-        return None
-    if X.dtype is not _FLOAT64:
-        if X.dtype.kind not in "fiub" or X.dtype.itemsize > 8:
-            return None  # complex, long double, strings, objects: the full path
-        X = X.astype(np.float64)
+    n_rows = X.shape[0]
     # one CSR row whose entries are of distinct features: each entry is its feature's
     one_sparse_row = not dense and n_rows == 1 and bool(np.all(np.diff(X.indices) > 0))
     if gaussian and (dense or one_sparse_row):
@@ -155,7 +150,7 @@ def check_rows(estimator, X, gaussian):
                 (largest > 0) & (largest < MIN_FEATURE_SCALE)
             )
             return X, True, checked
-    values = X.data if sp.issparse(X) else X
+    values = X if dense else X.data
     if math.isfinite(values.sum()):
         return X, True, False
     if estimator.missing != "ignore" or not np.isfinite(values[~np.isnan(values)]).all():

@@ -287,6 +287,18 @@ def _safe_divide(numerator, denominator):
     return out
 
 
+def _welford_step(m2, sums, count, x, weight):
+    """``m2 += (x - sums / count)**2 count w / (count + w)`` in place (Welford's update of
+    one group's centred squares by one row of weight w; nothing for an empty group), with
+    one temporary (a third faster than the expression)."""
+    if count > 0:
+        deviation = sums / count
+        deviation -= x
+        deviation *= deviation
+        deviation *= count * weight / (count + weight)
+        m2 += deviation
+
+
 def _chan_combine(count_a, mean_a, m2_a, count_b, mean_b, m2_b):
     """Centred second moments of the union of two disjoint sets (Chan et al. 1983).
 
@@ -839,13 +851,7 @@ class GroupStats:
             deviation *= deviation
             deviation *= (count * weight / np.maximum(count + weight, tiny))[:, None]
             self.m2[groups] += deviation
-        total = self.total_count
-        if total > 0:
-            deviation = self.total_sums / total
-            deviation -= x
-            deviation *= deviation
-            deviation *= total * weight / (total + weight)
-            self.total_m2 += deviation
+        _welford_step(self.total_m2, self.total_sums, self.total_count, x, weight)
 
     def add_rows(self, index, X, weights) -> GroupStats:
         """Add row i of ``X`` to group ``index[i]`` with weight ``weights[i]``, in place.
@@ -951,16 +957,8 @@ class GroupStats:
         count, sums = float(self.count[group]), self.sums[group]
         weighted = x if weight == 1.0 else weight * x
         if self.second_moments:
-            for n, centre, m2 in (
-                (count, sums, self.m2[group]),
-                (self.total_count, self.total_sums, self.total_m2),
-            ):
-                if n > 0:  # m2 += (x - mean)**2 n w / (n + w), in place (a third faster)
-                    deviation = centre / n
-                    deviation -= x
-                    deviation *= deviation
-                    deviation *= n * weight / (n + weight)
-                    m2 += deviation
+            _welford_step(self.m2[group], sums, count, x, weight)
+            _welford_step(self.total_m2, self.total_sums, self.total_count, x, weight)
         self.count[group] = count + weight
         sums += weighted
         self.total_count += weight

@@ -117,39 +117,49 @@ def validate_rows(estimator, X, *, reset=None, missing=None):
 FEW_ROWS = 256
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
 def few_fitted_rows(estimator, X, missing):
     """X as :func:`validate_rows` would give it, checked in proportion to its size, or
     None: then the full check, which raises its own errors.
 
-    For a fitted estimator's predictions on a few rows (up to :data:`FEW_ROWS`): a numeric
-    numpy array or CSR matrix of the fitted width, without infinity, and without NaN
-    unless ``missing`` is ``"ignore"``; an estimator fitted on named columns (a
-    DataFrame) takes the full check, which compares the names. scikit-learn's
+    For a fitted estimator's predictions on a few rows: :func:`fitted_rows` without
+    infinity, and without NaN unless ``missing`` is ``"ignore"``. scikit-learn's
     ``validate_data`` costs about 100 us a call whatever the size (its search for a
     DataFrame of any library), half of a one-row prediction of binary relevance.
     """
-    dense = type(X) is np.ndarray
-    if not (dense or (sp.issparse(X) and X.format == "csr")) or X.ndim != 2:
+    X = fitted_rows(estimator, X)
+    if X is None:
         return None
-    n_features = vars(estimator).get("n_features_in_")
-    if (
-        n_features is None
-        or "feature_names_in_" in vars(estimator)
-        or not 0 < X.shape[0] <= FEW_ROWS
-        or X.shape[1] != n_features
-        or X.dtype.kind not in "fiub"
-        or X.dtype.itemsize > 8
-    ):
-        return None
-    if X.dtype != np.float64:
-        X = X.astype(np.float64)
-    values = X if dense else X.data
-    total = values.sum()
-    if np.isfinite(total):
+    values = X if type(X) is np.ndarray else X.data
+    if np.isfinite(values.sum()):
         return X
     if missing == "ignore" and not np.isinf(values).any():
         return X  # NaN marks missing entries
     return None
+
+
+def fitted_rows(estimator, X):
+    """X as float64 if it is a few rows (up to :data:`FEW_ROWS`) of a fitted estimator's
+    width, a numeric numpy array or CSR matrix, and the estimator was not fitted on named
+    columns (a DataFrame, whose names the full check compares); else None. Values are
+    not checked (see :func:`few_fitted_rows`)."""
+    dense = type(X) is np.ndarray
+    if not (dense or (sp.issparse(X) and X.format == "csr")) or X.ndim != 2:
+        return None
+    fitted = vars(estimator)
+    if (
+        not 0 < X.shape[0] <= FEW_ROWS
+        or X.shape[1] != fitted.get("n_features_in_")
+        or "feature_names_in_" in fitted
+    ):
+        return None
+    if X.dtype is not _FLOAT64:
+        if X.dtype.kind not in "fiub" or X.dtype.itemsize > 8:
+            return None  # complex, long double, strings, objects: the full check
+        X = X.astype(np.float64)
+    return X
 
 
 def coded_frame(estimator, X, reset, missing):
