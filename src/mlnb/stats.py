@@ -815,12 +815,8 @@ class GroupStats:
             )
             if self.compact or self.has_missing or batch.has_missing:
                 return self.merge(batch)
-            merged = self.copy(deep=False).merge(batch)  # new arrays: written back
-            for name in ("count", "sums", "m2", "total_sums", "total_m2"):
-                if getattr(self, name) is not None:
-                    getattr(self, name)[...] = getattr(merged, name)
-            self.total_count = merged.total_count
-            return self
+            reached = np.flatnonzero(batch.count > 0)  # the groups the rows belong to
+            return self._merge_in_place(reached, batch.select_groups(reached, copy=False))
         groups, weight = np.flatnonzero(np.asarray(G)[0]), float(weights[0])
         if sp.issparse(X):
             if self.second_moments:
@@ -927,27 +923,38 @@ class GroupStats:
             m2 = G.T @ (centred * centred)
             total_mean = _safe_divide(total_sums, total_count)
             total_m2 = (m2 + count[:, None] * (mean - total_mean) ** 2).sum(axis=0)
+        else:
+            m2 = total_m2 = None
+        batch = GroupStats.from_arrays(count, sums, total_count, total_sums, m2, total_m2)
+        return self._merge_in_place(groups, batch)
+
+    def _merge_in_place(self, groups, batch):
+        """:meth:`merge` of the statistics ``batch`` of groups ``groups`` (their order),
+        without missing entries, written into these arrays (the groups not reached are
+        unchanged): what the online updates of a few rows share."""
+        self.__dict__.pop("_group_sums", None)  # the sums change in place
+        if self.second_moments:
             mine = self.count[groups][:, None]
             self.m2[groups] = _chan_combine(
                 mine,
                 _safe_divide(self.sums[groups], mine),
                 self.m2[groups],
-                count[:, None],
-                mean,
-                m2,
+                batch.count[:, None],
+                batch.mean,
+                batch.m2,
             )
             self.total_m2[...] = _chan_combine(
                 np.asarray(self.total_count),
                 self.total_mean,
                 self.total_m2,
-                np.asarray(total_count),
-                total_mean,
-                total_m2,
+                np.asarray(batch.total_count),
+                batch.total_mean,
+                batch.total_m2,
             )
-        self.count[groups] += count
-        self.sums[groups] += sums
-        self.total_count += total_count
-        self.total_sums += total_sums
+        self.count[groups] += batch.count
+        self.sums[groups] += batch.sums
+        self.total_count += batch.total_count
+        self.total_sums += batch.total_sums
         return self
 
     def _add_one(self, group, x, weight):
