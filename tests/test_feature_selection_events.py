@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from sklearn.feature_selection import chi2
 
 from mlnb import BinaryRelevance
-from mlnb.events import Bernoulli, ChiSquaredSelection, Multinomial
+from mlnb.events import Bernoulli, ChiSquaredSelection, Multinomial, PerLabel
 from mlnb.events.selection import chi_squared
 from mlnb.multilabel._resolution import MIN_KEPT, resolve_settings, selects_features
 
@@ -69,8 +69,10 @@ def test_the_defaults_keep_each_labels_best_features_where_most_are_noise():
     X, Y = _noisy_words(seed=5, n=300)
     model = BinaryRelevance().fit(X, Y)
     events = model.chosen_params_["events"]
-    assert isinstance(events, ChiSquaredSelection)
-    assert MIN_KEPT <= events.k <= X.shape[1] // 4
+    # one number for every label, or (PerLabel) a number per label
+    selections = events.models if isinstance(events, PerLabel) else [events]
+    assert all(isinstance(selection, ChiSquaredSelection) for selection in selections)
+    assert all(MIN_KEPT <= selection.k <= X.shape[1] // 4 for selection in selections)
     again = BinaryRelevance(**model.chosen_params_).fit(X, Y)
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
 
@@ -108,6 +110,8 @@ def test_selection_that_ranks_the_labels_of_a_row_worse_is_not_kept(monkeypatch)
     from mlnb.multilabel import _resolution
 
     X, Y = _noisy_words(seed=5, n=300)
+    # a selection for all labels (no model per label, which has its own check)
+    monkeypatch.setattr(_resolution, "_with_per_label_choice", lambda chosen, *_: chosen)
     assert isinstance(BinaryRelevance().fit(X, Y).events_, ChiSquaredSelection)
     losses = iter([0.3, 0.1])  # the selected scores' loss first, then the full model's
     monkeypatch.setattr(_resolution, "_ranking_loss", lambda truth, scores: next(losses))
@@ -121,7 +125,7 @@ def test_a_model_with_selected_features_survives_a_model_file(tmp_path):
 
     X, Y = _noisy_words(seed=5, n=300)
     model = BinaryRelevance().fit(X, Y)
-    assert isinstance(model.events_, ChiSquaredSelection)
+    assert isinstance(model.events_, (ChiSquaredSelection, PerLabel))
     scores = model.decision_function(X)  # fills the cache, which the file leaves out
     save(model, tmp_path / "m.mlnb")
     loaded = load(tmp_path / "m.mlnb")

@@ -37,6 +37,7 @@ from .multinomial import (
     Multinomial,
     MultinomialParameters,
 )
+from .per_label import PerLabel, PerLabelParameters
 from .selection import ChiSquaredSelection, SelectedParameters
 
 __all__ = [
@@ -66,6 +67,8 @@ __all__ = [
     "Multinomial",
     "MultinomialParameters",
     "Parameters",
+    "PerLabel",
+    "PerLabelParameters",
     "SelectedParameters",
     "StudentTParameters",
     "count_categories",

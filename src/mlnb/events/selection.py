@@ -110,6 +110,12 @@ class ChiSquaredSelection(EventModel):
         self.events = events
         self.k = k
 
+    def __repr__(self, N_CHAR_MAX=700):
+        # the wrapped model's own repr (a discretised Gaussian's precision summarised)
+        if not isinstance(self.events, EventModel):
+            return super().__repr__(N_CHAR_MAX)
+        return f"{type(self).__name__}(events={self.events!r}, k={self.k!r})"
+
     def _inner(self):
         from . import Multinomial, make_event_model
 

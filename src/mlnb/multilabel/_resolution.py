@@ -29,13 +29,20 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
    then halves and doubles of the best) as in 3, the best k with the chosen rule refitted
    and cross-fitted, replaces it if it wins by one standard error and ranks each row's
    labels no worse (out-of-fold label ranking loss);
-6. a chain whose label terms are searched (``label_alpha`` and ``label_prior`` at
+6. binary relevance (whose labels are separate problems): each label takes, among the
+   settings screened that share the chosen model's statistics (its smoothings, the numbers
+   of features kept), the one that ranks the label's held-out rows best
+   (:mod:`._per_label`), unless the change raises the held-out label ranking loss; that
+   model (:class:`~mlnb.events.PerLabel`), with every rule refitted and cross-fitted,
+   replaces the choice if it wins by one standard error and its ranking loss is not worse
+   by more than one (:func:`ranks_no_worse`);
+7. a chain whose label terms are searched (``label_alpha`` and ``label_prior`` at
    ``"tuned"``) chooses its event model and rule with the label terms nearly silent
    (:data:`WEAK_LABELS`: binary relevance's scores), then tries the smoothings of
    :data:`LABEL_TERMS` with them, screened as in 3; the best, with every rule, replaces
    the choice if it wins by one standard error: a chain at least as good as binary
    relevance out of fold;
-7. the model of all rows follows from the total statistics (no further pass).
+8. the model of all rows follows from the total statistics (no further pass).
 
 *Large label spaces.* Every candidate's out-of-fold scores are a rows x labels array: with
 more than :data:`SEARCH_ENTRIES` label entries the search runs on a random sample of
@@ -63,6 +70,7 @@ from ..decision_rules import RULES, SortedScores, fit_rules, make_rule, rule_nam
 from ..events.auto import TUNED, is_tuned
 from ..metrics import set_scorer
 from ._label_model import keeps_compact
+from ._per_label import label_average_precision, per_label_choice, ranking_safe_choice
 
 __all__ = [
     "CLASSIC_LABELS",
@@ -79,6 +87,7 @@ __all__ = [
     "finite_scores",
     "is_tuned",
     "label_terms_to_try",
+    "ranks_no_worse",
     "resolve_settings",
     "weak_label_terms",
     "wins_by_one_standard_error",
@@ -457,7 +466,7 @@ def _on_every_fold(search, template, screened, sorted_scores, only):
     return screened, SortedScores(screened.scores, search.truth)
 
 
-def _with_selected_features(chosen, search, results):
+def _with_selected_features(chosen, search, results, pool):
     """``chosen`` (value, candidate, rule name, fitted rule, labels) with each label's
     best features kept (:class:`~mlnb.events.ChiSquaredSelection`) if that wins by one
     standard error. The number kept is screened as the event models are (one threshold
@@ -484,6 +493,7 @@ def _with_selected_features(chosen, search, results):
         )
         for k, selected in zip(grid, scored, strict=True):
             screened[k], sorted_scores = _screen(selected.scores, part, search.score)
+            pool.append((selected.events, only, sorted_scores))
             if best is None or screened[k] > screened[best[0]]:
                 best = (k, selected, sorted_scores)
     if best is None:
@@ -510,6 +520,67 @@ def _with_selected_features(chosen, search, results):
     return option if wins and ranks else chosen
 
 
+def _with_per_label_choice(chosen, search, results, pool, with_own):
+    """``chosen`` or, if it wins by one standard error and ranks each row's labels no
+    worse, a :class:`~mlnb.events.PerLabel` model that gives each label the setting of
+    ``pool`` (the settings screened, with the chosen model's statistics) that ranks its
+    held-out rows best (:mod:`._per_label`), with every rule refitted and cross-fitted."""
+    from ..events import PerLabel
+
+    _, candidate, _, _, _ = chosen
+    key = candidate.events.statistics_key()
+    only, part = _screen_rows(search)
+    members = {}  # repr -> (event model, sorted scores), in the order screened
+    for events, rows, sorted_scores in pool:
+        if rows == only and events.statistics_key() == key:
+            members.setdefault(repr(events), (events, sorted_scores))
+    names = list(members)
+    if len(names) < 2 or repr(candidate.events) not in members:
+        return chosen
+    base = names.index(repr(candidate.events))
+    precisions = np.array([label_average_precision(members[name][1]) for name in names])
+    choice = per_label_choice(precisions, part.sum(axis=0), base)
+    gains = np.nan_to_num(precisions.max(axis=0) - precisions[base])
+    scores = [members[name][1].scores for name in names]
+    choice = ranking_safe_choice(choice, base, scores, part, gains)
+    if np.all(choice == base):
+        return chosen
+    used = [base] + [i for i in np.unique(choice) if i != base]
+    composite = PerLabel(
+        models=tuple(members[names[i]][0] for i in used),
+        choice=tuple(int(used.index(i)) for i in choice),
+    )
+    args = (search.template, [composite], search.X, search.Y, search.folds, search.weight)
+    scored = next(_out_of_fold(*args, engines=search.engines))
+    options = [(OWN_RULE, None, scored.own)] if with_own else []
+    if search.rules:
+        sorted_scores = SortedScores(scored.scores, search.truth)
+        options += _rule_options(search.rules, sorted_scores, search.folds)
+    values = {name: float(search.score(search.truth, labels)) for name, _, labels in options}
+    results[repr(composite)] = values
+    name, fitted_rule, predicted = max(options, key=lambda option: values[option[0]])
+    wins = wins_by_one_standard_error(
+        search.score, search.truth, predicted, chosen[4], search.folds
+    )
+    ranks = ranks_no_worse(search.truth, scored.scores, candidate.scores, search.folds)
+    return (values[name], scored, name, fitted_rule, predicted) if wins and ranks else chosen
+
+
+def ranks_no_worse(truth, scores, plainer, folds):
+    """Whether out-of-fold ``scores`` rank each row's labels no worse than ``plainer``
+    beyond noise: their label ranking loss is not larger by more than one standard error
+    of the difference over the folds (the one-standard-error rule of
+    :func:`wins_by_one_standard_error`, the other way round)."""
+    losses = np.array(
+        [
+            _ranking_loss(truth[test], scores[test]) - _ranking_loss(truth[test], plainer[test])
+            for test in folds
+        ]
+    )
+    standard_error = np.std(losses, ddof=1) / np.sqrt(len(losses)) if len(losses) > 1 else 0.0
+    return bool(np.mean(losses) <= standard_error)
+
+
 def _ranking_loss(truth, scores):
     """The label ranking loss of out-of-fold scores over the rows with some labels but not
     all (NaN-free: scores are finite)."""
@@ -532,7 +603,9 @@ def _search_sample(shape, random_state):
     return np.sort(generator.choice(n_samples, size=size, replace=False))
 
 
-def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=None):
+def resolve_settings(
+    estimator, X, Y, *, sample_weight=None, events=None, rule=None, per_label=None
+):
     """Choose an additive multi-label estimator's event model and rule from rows X, Y.
 
     Parameters
@@ -545,6 +618,9 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
         The event model to keep (None: search :func:`candidate_events`).
     rule : str, rule object or None
         The rule to fit out of fold (None: search every rule and the own ``predict``).
+    per_label : bool or None
+        Whether a model per label (:class:`~mlnb.events.PerLabel`) may be chosen; None:
+        if the estimator's labels are separate problems (its ``_chooses_per_label``).
 
     Returns
     -------
@@ -554,7 +630,13 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
     if sample is not None:  # a large label space: the search on a sample of the rows
         part = sample_weight if sample_weight is None else sample_weight[sample]
         chosen = resolve_settings(
-            estimator, X[sample], Y[sample], sample_weight=part, events=events, rule=rule
+            estimator,
+            X[sample],
+            Y[sample],
+            sample_weight=part,
+            events=events,
+            rule=rule,
+            per_label=per_label,
         )
         model = clone(estimator).set_params(events=chosen.events, **chosen.params)
         return chosen._replace(total=model.batch_statistics(X, Y, sample_weight))
@@ -602,12 +684,15 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
         return max(value, float(score(part, candidate.own))), sorted_scores
 
     engines = {}  # the fold statistics of each kind, shared by every candidate
+    pool = []  # (event model, folds scored, sorted scores) of every setting screened
     if rule is not None:  # a rule given: every candidate with it
         for candidate in _out_of_fold(
             template, candidates, X, Y, folds, sample_weight, engines=engines
         ):
             own(candidate)
-            with_rules(candidate, SortedScores(candidate.scores, truth))
+            sorted_scores = SortedScores(candidate.scores, truth)
+            pool.append((candidate.events, None, sorted_scores))
+            with_rules(candidate, sorted_scores)
     else:  # the FINALISTS best on the screen, with every rule
         on_one_fold = len(candidates) > 1 and truth.size > SCREEN_ENTRIES
         only, part = ([0], truth[folds[0]]) if on_one_fold else (None, truth)
@@ -620,6 +705,7 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
             if not on_one_fold:
                 own(candidate)
             value, sorted_scores = screen(candidate, part)
+            pool.append((candidate.events, only, sorted_scores))
             finalists.append((value, -order, candidate, sorted_scores))
             finalists = sorted(finalists, key=lambda f: f[:2], reverse=True)[:FINALISTS]
         if on_one_fold:  # every fold for the plainest candidate and the finalists
@@ -641,7 +727,11 @@ def resolve_settings(estimator, X, Y, *, sample_weight=None, events=None, rule=N
     # features' terms no longer balance the others', which shifts the 0.5 rule's cut)
     compact = keeps_compact(chosen[1].events, X, Y.shape[1])  # dense tables would not fit
     if events is None and rule != OWN_RULE and selects_features(X) and not compact:
-        chosen = _with_selected_features(chosen, search, results)
+        chosen = _with_selected_features(chosen, search, results, pool)
+    if per_label is None:
+        per_label = getattr(estimator, "_chooses_per_label", False)
+    if events is None and per_label:
+        chosen = _with_per_label_choice(chosen, search, results, pool, with_own)
     if variants:
         chosen, params = _with_label_terms(chosen, search, results, variants, params, with_own)
     _, candidate, name, fitted, predicted = chosen

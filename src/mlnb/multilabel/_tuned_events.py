@@ -43,7 +43,11 @@ def choose_events(estimator, X, Y, sample_weight=None):
     # a rule fitted by the estimator itself: BR's choice with its rules; else BR's at its
     # own 0.5 rule, as the estimator's vote or sets are not mended by a fitted rule
     rule = None if getattr(estimator, "rule", OWN_RULE) != OWN_RULE else OWN_RULE
-    resolution = resolve_settings(template, X, Y, sample_weight=sample_weight, rule=rule)
+    # one event model for every label: the estimator's groups are not binary relevance's
+    # labels (stacked chains, label sets), so a model per label would not fit them
+    resolution = resolve_settings(
+        template, X, Y, sample_weight=sample_weight, rule=rule, per_label=False
+    )
     estimator.events_ = resolution.events
     estimator.chosen_params_ = {"events": estimator.events_}
 

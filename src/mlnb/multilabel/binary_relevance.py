@@ -94,6 +94,10 @@ class BinaryRelevance(AdditiveLabelNB):
     [['sport'], ['news']]
     """
 
+    #: Its labels are separate problems: the defaults' search may give each its own
+    #: smoothing and features (:class:`~mlnb.events.PerLabel`).
+    _chooses_per_label = True
+
     def __init__(
         self,
         *,
