@@ -32,7 +32,7 @@ from mlnb import (
 )
 from mlnb.datasets import load_dataset
 from mlnb.decision_rules import RULES, MicroCuts, RCut, SCut, Threshold
-from mlnb.events import Bernoulli, ChiSquaredSelection, Multinomial
+from mlnb.events import Bernoulli, ChiSquaredSelection, Multinomial, PerLabel
 from mlnb.forgetting import SlidingWindow
 from mlnb.multilabel import CardinalityWarning, candidate_events, finite_scores
 from mlnb.multilabel._resolution import (
@@ -96,9 +96,14 @@ def test_the_search_keeps_the_plain_setting_unless_a_richer_one_wins():
     Y[:, 0] = 1 - Y[:, 1]
     resolution = resolve_settings(BinaryRelevance(), X, sp.csr_matrix(Y))
     assert resolution.results  # every (event model, rule) tried is reported
-    assert len(resolution.results) == len(candidate_events(X))
+    names = [repr(events) for events in candidate_events(X)]
+    # beside the candidates, at most a per-label model (binary relevance), not chosen here
+    assert set(resolution.results) - set(names) <= {
+        name for name in resolution.results if name.startswith("PerLabel(")
+    }
+    assert set(names) <= set(resolution.results)
     # every candidate with its own predict; the finalists of the screen with every rule
-    sizes = sorted(len(rules) for rules in resolution.results.values())
+    sizes = sorted(len(resolution.results[name]) for name in names)
     assert sizes == [1] * (len(sizes) - FINALISTS) + [len(RULES) + 1] * FINALISTS
     assert all(OWN_RULE in rules for rules in resolution.results.values())
     best = max(max(rules.values()) for rules in resolution.results.values())
@@ -151,7 +156,8 @@ def _before():
 )
 def test_explicit_settings_give_the_models_of_before_bit_for_bit(name, events):
     """Arrays made by the code before the tuned defaults (commit 89c98f9) with the same
-    calls, ``rule="predict"`` being the old behaviour. One BLAS thread on both sides: the
+    calls, ``rule="predict"`` being the old behaviour: the same labels, and scores equal
+    to rounding (see :func:`_compare_with_before`). One BLAS thread on both sides: the
     order of a dense product's sums depends on the threads, and with it the last bit."""
     with threadpool_limits(1):
         _compare_with_before(name, events)
@@ -185,10 +191,15 @@ def _compare_with_before(name, events):
         key = f"{name}/{events}/{method}"
         np.testing.assert_array_equal(model.predict(X_test), before[key + "/predict"], key)
         if key + "/decision_function" in before and method not in BOUND_BEFORE:
-            np.testing.assert_array_equal(
+            # bit for bit on the machine that made the arrays; another CPU's BLAS sums a
+            # product in another order (one to a few units in the last place: 2e-13
+            # relative, measured on an AMD EPYC against the arrays of the first machine)
+            np.testing.assert_allclose(
                 np.asarray(model.decision_function(X_test), dtype=float),
                 before[key + "/decision_function"],
-                key,
+                rtol=1e-9,
+                atol=1e-9,
+                err_msg=key,
             )
 
 
@@ -218,7 +229,8 @@ def test_defaults_beat_the_gaussian_on_word_counts(medical):
         f1_score(Y_test, new.predict(X_test), average="micro")
         > f1_score(Y_test, old.predict(X_test), average="micro") + 0.2
     )
-    chosen = new.events_.events if isinstance(new.events_, ChiSquaredSelection) else new.events_
+    chosen = new.events_.models[0] if isinstance(new.events_, PerLabel) else new.events_
+    chosen = chosen.events if isinstance(chosen, ChiSquaredSelection) else chosen
     assert chosen.name in {
         "multinomial",
         "bernoulli",
