@@ -30,6 +30,7 @@ from sklearn.utils.validation import (
 
 from . import _online_rows
 from ._registered import Registered
+from .base.additive import remaining_statistics
 from .base.instances import UnitTestParams
 from .base.state import atomic, check_mergeable
 from .base.validation import MISSING_OPTIONS, Integers, validate_rows
@@ -415,6 +416,58 @@ class _BaseNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
         """
         check_mergeable(self, other, "classes_", "n_features_in_")
         self._set_statistics(self.classes_, self.stats_.copy().merge(other.stats_))
+        return self
+
+    @atomic
+    def forget(self, X, y, sample_weight=None):
+        """Take rows the classifier learnt out of it again (in place; returns self).
+
+        The model becomes the one of the other rows, exactly (the statistics add and
+        subtract): ``clf.fit(X, y).forget(X[:10], y[:10])`` predicts as a fit on
+        ``X[10:], y[10:]`` with ``classes`` given. A class whose rows are all forgotten
+        keeps its (empty) group, as after ``partial_fit``. A correction of a row's class
+        is ``forget`` of the row as learnt, then ``partial_fit`` of it as it should be. A
+        call that raises changes nothing.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            The classes the rows were learnt with.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The weights they were learnt with.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlnb import MultinomialNB
+        >>> X, y = np.array([[2, 0], [0, 3], [1, 1], [3, 0]]), np.array([0, 1, 1, 0])
+        >>> clf = MultinomialNB().fit(X, y).forget(X[:1], y[:1])
+        >>> rest = MultinomialNB().fit(X[1:], y[1:])
+        >>> bool(np.allclose(clf.feature_log_prob_, rest.feature_log_prob_))
+        True
+        """
+        check_is_fitted(self)
+        self._refresh_fitted()
+        X = self._validate_X(X, reset=False)
+        y = self._check_y(X, y)
+        self._check_lengths(X, y)
+        unknown = np.setdiff1d(np.unique(y), self.classes_)
+        if unknown.size:
+            raise ValueError(
+                f"{type(self).__name__}.forget: y holds classes the model never learnt: "
+                f"{unknown[:5].tolist()}"
+            )
+        index = _class_index(y, self.classes_)
+        batch = self._batch_statistics(self.events_, X, index, len(self.classes_), sample_weight)
+        batch.groups = self.stats_.groups
+        remaining = remaining_statistics(self.stats_, batch, type(self).__name__)
+        self._set_statistics(self.classes_, remaining, self.events_)
+        _online_rows.own(self)
         return self
 
     # ---- prediction ---------------------------------------------------------------------

@@ -20,6 +20,7 @@ from .additive import (
     is_additive,
     is_partition,
     is_single_label,
+    remaining_statistics,
     takes_classes,
 )
 from .instances import UnitTestParams
@@ -52,6 +53,7 @@ __all__ = [
     "is_additive",
     "is_partition",
     "is_single_label",
+    "remaining_statistics",
     "same_params",
     "takes_classes",
     "validate_rows",

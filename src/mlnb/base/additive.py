@@ -13,6 +13,8 @@ additive multi-label ones (binary relevance, chains, iMLNB, NaiBX) group them by
 (:class:`~mlnb.stats.NamedStats`). Statistics add and subtract exactly, so:
 
 - :func:`is_additive` tells whether an estimator follows the protocol;
+- :func:`remaining_statistics` takes learnt rows out again (the estimators' ``forget``:
+  exact unlearning, the model of the other rows);
 - :class:`FoldStatistics` is *the* fold-subtraction engine: one statistics pass over the
   folds of a partition of the rows gives every fold's training statistics (total minus
   fold) and its model, equal to a refit on the training part (up to rounding), plus the
@@ -37,6 +39,7 @@ __all__ = [
     "is_additive",
     "is_partition",
     "is_single_label",
+    "remaining_statistics",
     "takes_classes",
 ]
 
@@ -61,6 +64,55 @@ def is_additive(estimator) -> bool:
         and callable(getattr(estimator, "from_statistics", None))
         and getattr(estimator, "base_estimator", None) is None
     )
+
+
+def remaining_statistics(fitted, batch, owner):
+    """``fitted`` minus ``batch``, the statistics of rows the model learnt: those of the
+    other rows (a new object; ``fitted`` is unchanged). What ``forget`` installs.
+
+    Raises a ValueError naming ``owner`` where ``batch`` holds what ``fitted`` cannot have
+    learnt: more rows (or weight) in a group than it holds, or a sum of non-negative
+    values (counts, 0/1 indicators) that would turn negative. Rows never learnt are caught
+    only so; equal rows learnt once and forgotten twice, likewise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb.stats import GroupStats
+    >>> X, Y = np.array([[1.0], [3.0], [5.0]]), np.array([[1], [1], [1]])
+    >>> total = GroupStats.from_data(X, Y)
+    >>> rest = remaining_statistics(total, GroupStats.from_data(X[:1], Y[:1]), "model")
+    >>> rest.count, rest.mean
+    (array([2.]), array([[4.]]))
+    """
+    parts = getattr(fitted, "parts", {"statistics": fitted})
+    remaining = fitted.copy()
+    try:
+        remaining.subtract(batch)
+    except ValueError:
+        raise ValueError(
+            f"{owner}.forget: these rows were not all learnt (a group would hold fewer than "
+            "no rows): give rows the model learnt, with their labels and weights"
+        ) from None
+    left = getattr(remaining, "parts", {"statistics": remaining})
+    for name, stats in parts.items():
+        if stats is None:
+            continue
+        for field in ("sums", "total_sums"):
+            before, after = _values(getattr(stats, field)), _values(getattr(left[name], field))
+            if not before.size or before.min() < 0:
+                continue  # features that may be negative: no sign to check
+            if after.min() < -1e-9 * max(1.0, float(before.max())):
+                raise ValueError(
+                    f"{owner}.forget: these rows were not all learnt (a sum of non-negative "
+                    "features would turn negative): give rows the model learnt"
+                )
+    return remaining
+
+
+def _values(array):
+    """The stored values of a dense or sparse array."""
+    return array.data if hasattr(array, "tocsr") else np.asarray(array)
 
 
 def check_additive(estimator, purpose="fold subtraction", hint=""):

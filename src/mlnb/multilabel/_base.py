@@ -30,6 +30,7 @@ from sklearn.utils.validation import (
 
 from .._online_rows import disown, owned
 from .._registered import Registered
+from ..base.additive import remaining_statistics
 from ..base.instances import UnitTestParams
 from ..base.state import atomic, check_mergeable, same_params
 from ..base.validation import COUNT, MISSING_OPTIONS, SHARE, check_label_matrix, validate_rows
@@ -249,6 +250,19 @@ class MultiLabelEstimator(UnitTestParams, MultiLabelClassifierMixin, BaseEstimat
         if is_tuned(getattr(self, "events", None)) and hasattr(self, "events_"):
             return f"{text} [chose events={self.events_!r}]"
         return text
+
+    #: Why ``forget`` is not exact for the estimator (None: it is, see
+    #: :meth:`AdditiveLabelNB.forget`).
+    _forget_refused = (
+        "its model is not a function of additive statistics of the rows alone (members "
+        "fitted on samples of the rows, or choices made from them), so a refit without the "
+        "rows is the only exact way"
+    )
+
+    def forget(self, X, y, sample_weight=None):
+        """Take learnt rows out of the model exactly; refused here (TypeError): see
+        :meth:`AdditiveLabelNB.forget` for the estimators that can."""
+        raise TypeError(f"{type(self).__name__} cannot forget rows exactly: {self._forget_refused}")
 
     def _refuse_sample_weight(self, sample_weight, reason):
         """A TypeError with ``reason`` unless ``sample_weight`` is None."""
@@ -497,6 +511,81 @@ class AdditiveLabelNB(MultiLabelNB):
         rule = getattr(self, "rule_", None)
         chosen = {"events": self.events_, "rule": OWN_RULE if rule is None else FittedRule(rule)}
         return {**chosen, **getattr(self, "label_terms_", {})}
+
+    # ---- unlearning ------------------------------------------------------------------------
+    _forget_refused = None
+
+    @atomic
+    def forget(self, X, y, sample_weight=None):
+        """Take rows the model learnt out of it again (in place; returns self).
+
+        The model becomes the one of the other rows, exactly (the statistics add and
+        subtract, up to rounding): ``model.fit(X, Y).forget(X[:10], Y[:10])`` predicts as
+        ``model.fit(X[10:], Y[10:])`` with the same settings. What the defaults chose on
+        the first fit (``events_``, the rule, a chain's label terms) is kept, as
+        ``partial_fit`` keeps it; ``retune`` chooses the rule again. A correction of a
+        row's labels is ``forget`` of the row as learnt, then ``partial_fit`` of it as it
+        should be. A call that raises changes nothing.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : label matrix of shape (n_samples, n_labels), or any form of :mod:`mlnb.labels`
+            The labels the rows were learnt with.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The weights they were learnt with.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Rows that cannot all have been learnt (a label or a non-negative sum would
+            go below zero), or of another width or number of labels.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlnb import BinaryRelevance
+        >>> X = np.array([[2, 0, 1], [0, 3, 1], [1, 1, 0], [3, 0, 2]])
+        >>> Y = np.array([[1, 0], [0, 1], [1, 1], [1, 0]])
+        >>> model = BinaryRelevance(events="multinomial", rule="predict").fit(X, Y)
+        >>> rest = BinaryRelevance(events="multinomial", rule="predict").fit(X[1:], Y[1:])
+        >>> model.forget(X[:1], Y[:1])
+        BinaryRelevance(events='multinomial', rule='predict')
+        >>> bool(np.allclose(model.decision_function(X), rest.decision_function(X)))
+        True
+        """
+        if getattr(self, "base_estimator", None) is not None:
+            raise TypeError(
+                f"{type(self).__name__} cannot forget rows exactly: its base_estimator is "
+                "refitted, not made of statistics (the Naive Bayes path can: no base_estimator)"
+            )
+        check_is_fitted(self)
+        self._refresh_fitted()
+        X = self._validate_X(X, reset=False)
+        Y = check_label_matrix(y, X.shape[0], sparse=True)
+        if Y.shape[1] != self.n_labels_:
+            raise ValueError(
+                f"{type(self).__name__}.forget: y has {Y.shape[1]} labels; the model "
+                f"learnt {self.n_labels_}"
+            )
+        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        batch = self._named_statistics(self.events_, X, Y, weight)
+        remaining = remaining_statistics(self._fitted_statistics(), batch, type(self).__name__)
+        self._replace_statistics(remaining)
+        _online_rows.own(self)  # new statistics, made under checked hyper-parameters
+        return self
+
+    def _fitted_statistics(self):
+        """The statistics of every row learnt, as :meth:`batch_statistics` names them."""
+        return NamedStats(features=self.feature_stats_, labels=self.label_stats_)
+
+    def _replace_statistics(self, stats):
+        """Install ``stats`` (the fitted event model, rule and label terms kept)."""
+        self._install(stats["features"], stats["labels"], self.events_)
 
     # ---- settings chosen from the data (the defaults) ------------------------------------
     def partial_fit(self, X, y, sample_weight=None):

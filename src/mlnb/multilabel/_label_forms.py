@@ -44,12 +44,17 @@ __all__ = ["OUTPUTS", "fitted_names", "gives_label_forms", "takes_label_forms", 
 OUTPUTS = ("dense", "bool", "sparse")
 
 #: The methods wrapped, and whether each one fits (records names) and may add labels.
-WRAPPED = {"fit": (True, False), "partial_fit": (True, True), "retune": (False, False)}
+WRAPPED = {
+    "fit": (True, False),
+    "partial_fit": (True, True),
+    "retune": (False, False),
+    "forget": (False, False),
+}
 
 
 def wrap_entry_points(cls):
-    """Wrap the ``fit``, ``partial_fit`` and ``retune`` that ``cls`` defines to take every
-    label form, and its ``merge`` to refuse a model of other labels."""
+    """Wrap the ``fit``, ``partial_fit``, ``retune`` and ``forget`` that ``cls`` defines to
+    take every label form, and its ``merge`` to refuse a model of other labels."""
     for name, (fits, grows) in WRAPPED.items():
         if name in vars(cls):
             setattr(cls, name, takes_label_forms(vars(cls)[name], fits=fits, grows=grows))

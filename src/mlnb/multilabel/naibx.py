@@ -298,6 +298,14 @@ class NaiBX(AdditiveLabelNB):
             size_feature_stats_=parts["size_feature_stats_"],
         ).copy(deep=False)
 
+    def _fitted_statistics(self):
+        return self._statistics_so_far()
+
+    def _replace_statistics(self, stats):
+        """Install the four statistics; label-set sizes no longer seen keep their (empty)
+        groups, as after ``partial_fit``."""
+        self._install_statistics(stats.parts, self.events_)
+
     def _install_statistics(self, stats, events):
         """Install the four statistics (a dict by attribute name); estimates are lazy."""
         self.__dict__.update(stats)
