@@ -103,8 +103,9 @@ class _BetaBernoulli(EventModel):
         a, b = self._smoothing(stats.n_features)
         count = stats.feature_count
         sums = _dense(stats.sums)  # compact statistics given to the dense form
-        log_present = np.log(sums + a) - np.log(count + a + b)
-        log_absent = np.log(count - sums + b) - np.log(count + a + b)
+        log_total = np.log(count + a + b)  # made once: a log per (group, feature) fewer
+        log_present = np.log(sums + a) - log_total
+        log_absent = np.log(count - sums + b) - log_total
         return BernoulliParameters(log_present - log_absent, log_absent)
 
     def has_compact_form(self, n_features) -> bool:

@@ -19,7 +19,7 @@ from ._base import (
     Parameters,
     check_counts,
     check_weights_dtype,
-    entrywise_sum,
+    entrywise_sums,
     non_negative,
     pair_table,
     transposed_difference,
@@ -259,14 +259,16 @@ def _renormalised(log_phi, mask):
         return np.where(mask, log_phi - log_total, 0.0)
 
 
-def _dirichlet_multinomial_term(x, smoothed_count):
-    """``lgamma(beta + n_cv + x) - lgamma(beta + n_cv)``: zero at x = 0."""
-    return gammaln(smoothed_count + x) - gammaln(smoothed_count)
+def _dirichlet_multinomial_term(x, smoothed_count, log_gamma_smoothed):
+    """``lgamma(beta + n_cv + x) - lgamma(beta + n_cv)``: zero at x = 0. The second
+    logarithm depends on the class and word alone: it is given (``log_gamma_smoothed``),
+    made once per (class, word) rather than once per entry."""
+    return gammaln(smoothed_count + x) - log_gamma_smoothed
 
 
-def _masked_dirichlet_multinomial_term(x, smoothed_count, words):
+def _masked_dirichlet_multinomial_term(x, smoothed_count, log_gamma_smoothed, words):
     """:func:`_dirichlet_multinomial_term` of the words that count (``words`` 1), else 0."""
-    return words * (gammaln(smoothed_count + x) - gammaln(smoothed_count))
+    return words * (gammaln(smoothed_count + x) - log_gamma_smoothed)
 
 
 class BayesianMultinomial(_CountModel):
@@ -300,21 +302,41 @@ class BayesianMultinomial(_CountModel):
         return DirichletMultinomialParameters(stats.sums[:, columns] + beta, class_total)
 
     def score(self, params, X):
+        return self._scores([params], X)[0]
+
+    def score_ratio(self, params_a, params_b, X):
+        """``score(a, X) - score(b, X)``, the sides' word terms summed by one pass over X
+        (its features' distinct values found once, see
+        :func:`~mlnb.events._base.entrywise_sums`)."""
+        score_a, score_b = self._scores([params_a, params_b], X)
+        return score_a - score_b
+
+    @staticmethod
+    def _scores(param_sets, X):
+        """:meth:`score` of X under each of several parameter objects."""
         X = sp.csr_matrix(X) if not sp.issparse(X) else X
-        class_total = params.class_total[None, :]
-        if params.words is None:
-            doc_length = np.asarray(X.sum(axis=1)).ravel()[:, None]
-            words = entrywise_sum(X, _dirichlet_multinomial_term, [params.smoothed])
+        masked = [params.words is not None for params in param_sets]
+        if any(masked) and not all(masked):  # a plain and a silenced side: apart
+            return [BayesianMultinomial._scores([params], X)[0] for params in param_sets]
+        terms = [[params.smoothed, gammaln(params.smoothed)] for params in param_sets]
+        if all(masked):
+            terms = [[*side, params.words] for side, params in zip(terms, param_sets, strict=True)]
+            words = entrywise_sums(X, _masked_dirichlet_multinomial_term, terms)
         else:
-            doc_length = np.asarray(X @ params.words.T)
-            words = entrywise_sum(
-                X, _masked_dirichlet_multinomial_term, [params.smoothed, params.words]
-            )
-        # a document with none of the selected words has probability 1 under them (a label
-        # whose selection is empty has a class total of 0: no inf - inf)
-        with np.errstate(invalid="ignore"):
-            length_term = gammaln(class_total) - gammaln(class_total + doc_length)
-        return np.where(doc_length > 0, length_term, 0.0) + words
+            words = entrywise_sums(X, _dirichlet_multinomial_term, terms)
+        scores = []
+        for params, word_terms in zip(param_sets, words, strict=True):
+            class_total = params.class_total[None, :]
+            if params.words is None:
+                doc_length = np.asarray(X.sum(axis=1)).ravel()[:, None]
+            else:
+                doc_length = np.asarray(X @ params.words.T)
+            # a document with none of the selected words has probability 1 under them (a
+            # label whose selection is empty has a class total of 0: no inf - inf)
+            with np.errstate(invalid="ignore"):
+                length_term = gammaln(class_total) - gammaln(class_total + doc_length)
+            scores.append(np.where(doc_length > 0, length_term, 0.0) + word_terms)
+        return scores
 
     def silence(self, positive, negative, mask):
         """Each side's predictive over the selected words alone (Dirichlet-multinomial of
