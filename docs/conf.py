@@ -67,6 +67,8 @@ PUBLIC_MODULES = [
     "mlnb.text",
     "mlnb.streaming",
     "mlnb.forgetting",
+    "mlnb.audit",
+    "mlnb.semi_supervised",
     "mlnb.distributed",
     "mlnb.io",
     "mlnb.stats",

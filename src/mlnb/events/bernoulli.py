@@ -86,6 +86,11 @@ class _BetaBernoulli(EventModel):
             return X
         return (X > threshold).astype(float)
 
+    def pseudo_counts(self, n_features):
+        """The pseudo-counts ``(a, b)`` of presence and absence in use (checked, floored
+        as :meth:`estimate` floors them): ``p_cv = (m_cv + a) / (l_c + a + b)``."""
+        return self._smoothing(n_features)
+
     def _smoothing(self, n_features):
         force = self._force_prior()
         return tuple(

@@ -1,0 +1,224 @@
+"""A label-noise audit: each (row, label) cell against its exact leave-one-out prediction.
+
+Binary relevance is a function of additive statistics, so the model of every row but one
+is the total minus that row's own contribution. Its log-odds for the row's labels follow
+in closed form, for all rows at once:
+
+- multinomial (Xu 2018, eq. 4): the label's side that holds the row loses the row's counts,
+  ``log phi' = log(N_lf - x_f + alpha) - log(N_l - |x| + F alpha)``, a term per stored
+  entry and label;
+- Bernoulli (eq. 6): that side loses one row and the row's present features, a term per
+  present feature and label plus a sum over the features made once per label;
+- any other event model: each row's model made by fold subtraction with the row as its own
+  fold (:class:`~mlnb.base.FoldStatistics`: exact, one model per row).
+
+The label priors lose the row too (Laplace-smoothed, ``prior_alpha=1``: a label whose only
+positive row is left out keeps a finite log-odds). A cell contradicts its leave-one-out
+prediction by ``-log-odds`` where it is 1 and ``+log-odds`` where it is 0; the cells that
+contradict most are the likeliest errors of annotation (Brodley and Friedl 1999 filter
+mislabelled rows by such held-out predictions).
+
+Written here (not a refit per row) because the closed forms cost one scoring of the rows,
+where ``n`` refits cost ``n`` fits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from .base import FoldStatistics, check_label_matrix, validate_rows
+from .events import Bernoulli, Multinomial, make_event_model
+from .multilabel import BinaryRelevance
+from .multilabel._label_model import log_prior_odds
+
+__all__ = ["audit_labels", "leave_one_out_log_odds"]
+
+#: Stored entries x labels a closed form holds at once (float64: about 64 MB).
+_BLOCK_ENTRIES = 1 << 23
+
+
+def leave_one_out_log_odds(X, Y, *, events="multinomial", prior_alpha=1.0):
+    """Every row's log-odds of every label under binary relevance fitted to the other rows.
+
+    Exact: equal to ``n`` refits of ``BinaryRelevance(events=events, prior_alpha=...)``
+    without row ``i``, scoring row ``i`` (closed forms for the multinomial and Bernoulli
+    models, fold subtraction for the others; see the module docstring).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+    Y : label matrix of shape (n_samples, n_labels)
+    events : str or event model, default="multinomial"
+    prior_alpha : float, default=1.0
+        Pseudo-count of each label's prior.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_labels)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnb import BinaryRelevance
+    >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 3, 1], [1, 2, 2]])
+    >>> Y = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+    >>> loo = leave_one_out_log_odds(X, Y)
+    >>> refit = BinaryRelevance(events="multinomial", rule="predict", prior_alpha=1.0)
+    >>> refit = refit.fit(X[1:], Y[1:]).decision_function(X[:1])
+    >>> bool(np.allclose(loo[0], refit[0]))
+    True
+    """
+    model = BinaryRelevance(events=events, rule="predict", prior_alpha=prior_alpha)
+    X = validate_rows(model, X, missing="error")
+    Y = check_label_matrix(Y, X.shape[0], sparse=True)
+    if X.shape[0] < 2:
+        raise ValueError("leave_one_out_log_odds needs at least 2 rows")
+    model.fit(X, Y)
+    events = model.events_
+    truth = Y.toarray().astype(bool)
+    stats = model.feature_stats_
+    if type(events) is Multinomial:
+        odds = _multinomial(events, stats, sp.csr_matrix(events.prepare(X)), truth)
+    elif type(events) is Bernoulli:
+        odds = _bernoulli(events, stats, sp.csr_matrix(events.prepare(X)), truth)
+    else:
+        return _refitted(model, X, Y)
+    count, total = stats.count[None, :], stats.total_count
+    return odds + log_prior_odds(count - truth, total - 1.0, prior_alpha)
+
+
+def _refitted(model, X, Y):
+    """Each row scored by the model of the other rows, made by fold subtraction."""
+    engine = FoldStatistics(model, X, Y, [np.array([i]) for i in range(X.shape[0])])
+    return np.vstack([engine.model(i).decision_function(X[[i]]) for i in range(X.shape[0])])
+
+
+def _by_row(X, terms, n_labels):
+    """Row sums of ``terms(rows, columns, values)`` (stored entries x labels), made a block
+    of rows at a time."""
+    out = np.zeros((X.shape[0], n_labels))
+    step = max(1, _BLOCK_ENTRIES // max(n_labels * max(X.nnz // max(X.shape[0], 1), 1), 1))
+    for start in range(0, X.shape[0], step):
+        block = X[start : start + step]
+        if not block.nnz:
+            continue
+        rows = np.repeat(np.arange(block.shape[0]), np.diff(block.indptr))
+        values = terms(rows + start, block.indices, block.data)
+        filled = np.flatnonzero(np.diff(block.indptr))
+        out[start + filled] = np.add.reduceat(values, block.indptr[filled], axis=0)
+    return out
+
+
+def _sides(stats):
+    """(positive, negative) feature sums and row counts of every label: its rows and the
+    others."""
+    positive = stats.sums.toarray() if sp.issparse(stats.sums) else np.asarray(stats.sums)
+    negative = stats.total_sums[None, :] - positive
+    count = np.asarray(stats.count, dtype=np.float64)
+    return (positive, count), (negative, stats.total_count - count)
+
+
+def _multinomial(events, stats, X, truth):
+    """Leave-one-out feature log-odds of the multinomial model (module docstring)."""
+    n_features = X.shape[1]
+    alpha = np.broadcast_to(events.smoothing(n_features), (n_features,))
+    length = np.asarray(X.sum(axis=1)).ravel()[:, None]
+    scores = []
+    for (sums, _), holds in zip(_sides(stats), (truth, ~truth), strict=True):
+        total = sums.sum(axis=1)[None, :] + alpha.sum()
+        full = np.asarray(X @ (np.log(sums + alpha) - np.log(total.T)).T)
+
+        def without_row(rows, columns, values, sums=sums, holds=holds):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                kept = np.log(sums[:, columns].T - values[:, None] + alpha[columns, None])
+            kept = np.where(holds[rows], kept, 0.0)  # only where the row is on this side
+            return values[:, None] * kept
+
+        with np.errstate(invalid="ignore", divide="ignore"):
+            left = _by_row(X, without_row, sums.shape[0]) - length * np.log(total - length)
+        scores.append(np.where(holds, left, full))
+    return scores[0] - scores[1]
+
+
+def _bernoulli(events, stats, X, truth):
+    """Leave-one-out feature log-odds of the Bernoulli model (module docstring): the side
+    holding the row has one row fewer, and its present features one count fewer."""
+    n_features = X.shape[1]
+    a, b = (np.broadcast_to(p, (n_features,)) for p in events.pseudo_counts(n_features))
+    scores = []
+    for (sums, count), holds in zip(_sides(stats), (truth, ~truth), strict=True):
+        count = count[:, None]
+        present = np.log(sums + a) - np.log(count - sums + b)  # per (label, feature)
+        base = np.log(count - sums + b).sum(axis=1) - np.log(count + a + b).sum(axis=1)
+        full = np.asarray(X @ present.T) + base[None, :]
+        fewer = count - 1.0  # the side holding the row, without it
+        with np.errstate(invalid="ignore", divide="ignore"):
+            absent = np.log(np.where(fewer - sums + b > 0, fewer - sums + b, 1.0))
+        left_base = absent.sum(axis=1) - np.log(fewer + a + b).sum(axis=1)
+
+        def present_without(rows, columns, _values, sums=sums, absent=absent, holds=holds):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                term = np.log(sums[:, columns].T - 1.0 + a[columns, None]) - absent[:, columns].T
+            return np.where(holds[rows], term, 0.0)
+
+        left = _by_row(X, present_without, sums.shape[0]) + left_base[None, :]
+        scores.append(np.where(holds, left, full))
+    return scores[0] - scores[1]
+
+
+def audit_labels(X, Y, *, events=None, prior_alpha=1.0, top=None, label_names=None):
+    """The (row, label) cells whose given value its leave-one-out prediction contradicts
+    most: a ranked list of likely annotation errors.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+    Y : label matrix of shape (n_samples, n_labels)
+    events : str, event model or None, default=None
+        The model of the features; None: multinomial for non-negative X, else Gaussian.
+    prior_alpha : float, default=1.0
+    top : int or None, default=None
+        The number of cells listed (None: every cell).
+    label_names : sequence of str, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``row``, ``label``, ``given`` (0/1), ``log_odds`` (leave-one-out) and
+        ``contradiction`` (``-log_odds`` for a 1, ``+log_odds`` for a 0), most
+        contradicted first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> Y = rng.integers(0, 2, size=(60, 2))
+    >>> X = rng.poisson(0.2 + 3 * np.repeat(Y, 5, axis=1))  # 5 words tell each label
+    >>> Y[7, 0] = 1 - Y[7, 0]  # an annotation error
+    >>> audit_labels(X, Y, top=1)[["row", "label"]].values.tolist()
+    [[7, 0]]
+    """
+    if events is None:
+        values = X.data if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        events = "gaussian" if values.size and np.nanmin(values) < 0 else "multinomial"
+    make_event_model(events)  # a clear error for an unknown name
+    Y = check_label_matrix(Y, np.shape(X)[0], sparse=True)
+    odds = leave_one_out_log_odds(X, Y, events=events, prior_alpha=prior_alpha)
+    given = Y.toarray().astype(np.int8)
+    contradiction = np.where(given == 1, -odds, odds)
+    order = np.argsort(-contradiction, axis=None, kind="stable")
+    if top is not None:
+        order = order[: int(top)]
+    rows, labels = np.unravel_index(order, given.shape)
+    names = np.asarray(label_names if label_names is not None else range(given.shape[1]))
+    return pd.DataFrame(
+        {
+            "row": rows,
+            "label": names[labels],
+            "given": given[rows, labels],
+            "log_odds": odds[rows, labels],
+            "contradiction": contradiction[rows, labels],
+        }
+    )
