@@ -316,6 +316,42 @@ class _BaseNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
         stats.groups = classes
         return stats
 
+    def soft_statistics(self, X, proba, *, classes, sample_weight=None):
+        """The statistics of rows whose class is uncertain: row i counts ``proba[i, c]``
+        times (times its weight) in class c; nothing is fitted. What the M-step of
+        expectation-maximisation adds for unlabelled rows (Nigam et al. 2000, eq. 5-6).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        proba : array-like of shape (n_samples, n_classes)
+            Non-negative shares of each row in the classes (a row of probabilities).
+        classes : array-like of shape (n_classes,)
+            The classes of the columns of ``proba``, sorted.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        GroupStats
+            One group per class, as :meth:`batch_statistics` gives them.
+        """
+        X = validate_rows(self, X, missing=self.missing)
+        proba = np.asarray(proba, dtype=np.float64)
+        classes = np.asarray(classes)
+        if proba.shape != (X.shape[0], len(classes)):
+            raise ValueError(
+                f"proba has shape {proba.shape}; expected ({X.shape[0]}, {len(classes)}): "
+                "a row per row of X, a column per class"
+            )
+        if not np.all(np.isfinite(proba)) or proba.min(initial=0.0) < 0:
+            raise ValueError("proba must hold finite, non-negative shares")
+        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        events = self.event_model()
+        prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
+        stats = GroupStats.from_data(prepared, proba, weight, second_moments=events.second_moments)
+        stats.groups = classes
+        return stats
+
     def from_statistics(self, stats, *, classes=None, n_features=None, columns=None):
         """Become the classifier fitted to ``stats`` (e.g. fold-subtracted); returns self.
 

@@ -1,0 +1,271 @@
+"""Semi-supervised Naive Bayes: expectation-maximisation over unlabelled rows.
+
+Nigam, McCallum, Thrun and Mitchell (2000) train a Naive Bayes text classifier on a few
+labelled documents and many unlabelled ones: the E-step gives each unlabelled row its
+class probabilities under the current model, the M-step re-estimates the model from the
+labelled rows plus the unlabelled ones counted in each class by those probabilities, times
+a weight ``lambda`` (their EM-lambda, eq. 8: with many labelled rows, unlabelled ones
+should count less). With additive statistics each M-step is one weighted statistics pass
+(:meth:`~mlnb.naive_bayes.MultinomialNB.soft_statistics`) added to the labelled rows'
+statistics, which are computed once. The iterations stop when the log-likelihood of the
+data (labelled rows' joint, plus ``lambda`` times the unlabelled rows' marginal) gains
+less than ``tol`` relative, or after ``max_iter``.
+
+At ``unlabelled_weight="tuned"`` the weight is chosen out of fold on the labelled rows
+(each fold's held-out labelled rows scored by EM on the others and every unlabelled row),
+among :data:`WEIGHTS` and 0 (no EM), keeping 0 unless a weight wins by one standard error
+of the accuracy over the folds (Breiman et al. 1984's rule).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+)
+
+from .base import is_additive, validate_rows
+from .naive_bayes import MultinomialNB
+
+__all__ = ["UNLABELLED", "WEIGHTS", "SemiSupervisedNB"]
+
+#: The mark of an unlabelled row in ``y`` (scikit-learn's ``SelfTrainingClassifier``'s).
+UNLABELLED = -1
+#: The weights of the unlabelled rows tried at ``unlabelled_weight="tuned"`` (with 0).
+WEIGHTS = (0.01, 0.1, 1.0)
+
+
+class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """A Naive Bayes classifier that also learns from unlabelled rows, by EM.
+
+    Parameters
+    ----------
+    estimator : additive Naive Bayes classifier, default=None
+        The model (``MultinomialNB()`` by default); any classifier of
+        :mod:`mlnb.naive_bayes`.
+    unlabelled_weight : float >= 0 or "tuned", default="tuned"
+        What an unlabelled row counts for against a labelled one (EM-lambda); 0 ignores
+        them; "tuned" chooses it out of fold (see the module docstring).
+    max_iter : int, default=10
+        EM iterations at most.
+    tol : float, default=1e-4
+        Stop when the log-likelihood gains less than this, relative.
+    cv : int or cross-validation splitter, default=3
+        Folds of the choice of the weight (stratified, shuffled by ``random_state``).
+    random_state : int or None, default=0
+        The folds' shuffle.
+
+    Attributes
+    ----------
+    estimator_ : the fitted classifier
+    unlabelled_weight_ : float
+        The weight used.
+    n_iter_ : int
+        Fits of the final model: the labelled rows' plus one per EM iteration.
+    log_likelihood_ : list of float
+        The data's log-likelihood after each iteration.
+    cv_results_ : dict or None
+        Out-of-fold accuracy of every weight tried (``"tuned"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, size=400)
+    >>> X = rng.poisson(np.where(y[:, None] == 1, [3, 1, 1, 3], [1, 3, 3, 1]))
+    >>> partial = np.where(np.arange(400) < 10, y, -1)  # 10 labelled rows, 390 not
+    >>> model = SemiSupervisedNB(unlabelled_weight=1.0).fit(X, partial)
+    >>> bool(model.score(X, y) >= 0.9)
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "estimator": [HasMethods(["soft_statistics", "from_statistics"]), None],
+        "unlabelled_weight": [Interval(Real, 0, None, closed="left"), StrOptions({"tuned"})],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "cv": ["cv_object"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        unlabelled_weight="tuned",
+        max_iter=10,
+        tol=1e-4,
+        cv=3,
+        random_state=0,
+    ):
+        self.estimator = estimator
+        self.unlabelled_weight = unlabelled_weight
+        self.max_iter = max_iter
+        self.tol = tol
+        self.cv = cv
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _base(self):
+        base = MultinomialNB() if self.estimator is None else self.estimator
+        if not is_additive(base):
+            raise TypeError(f"estimator must be an additive Naive Bayes classifier; got {base!r}")
+        return base
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on rows X, of which those with ``y == -1`` are unlabelled.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Classes; :data:`UNLABELLED` (-1) marks a row without one.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        base = self._base()
+        if y is None:
+            raise ValueError("SemiSupervisedNB requires y to be passed, but the target y is None")
+        X = validate_rows(base, X, missing=getattr(base, "missing", "error"))
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(X, y)
+        labelled = y != UNLABELLED
+        if not labelled.any():
+            raise ValueError("y has no labelled row (every entry is -1)")
+        check_classification_targets(y[labelled])
+        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        self.classes_ = np.unique(y[labelled])
+        self.cv_results_ = None
+        lam = self.unlabelled_weight
+        if lam == "tuned":
+            lam = self._tuned_weight(base, X, y, labelled, weight)
+        self.unlabelled_weight_ = float(lam)
+        fitted = _em(
+            base,
+            X[labelled],
+            y[labelled],
+            X[~labelled],
+            weight[labelled],
+            weight[~labelled],
+            self.classes_,
+            float(lam),
+            self.max_iter,
+            self.tol,
+        )
+        self.estimator_, self.log_likelihood_ = fitted
+        self.n_iter_ = len(self.log_likelihood_) + 1
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _tuned_weight(self, base, X, y, labelled, weight):
+        """The weight of the unlabelled rows, chosen out of fold on the labelled ones."""
+        index = np.flatnonzero(labelled)
+        counts = np.unique(y[index], return_counts=True)[1]
+        if isinstance(self.cv, Integral):
+            n_folds = int(min(self.cv, counts.min()))
+            if n_folds < 2:
+                return 1.0  # too few labelled rows of a class to hold any out: Nigam's EM
+            split = StratifiedKFold(n_folds, shuffle=True, random_state=self.random_state)
+        else:
+            split = check_cv(self.cv, y[index], classifier=True)
+        folds = list(split.split(index, y[index]))
+        n_folds = len(folds)
+        unlabelled = np.flatnonzero(~labelled)
+        weights = (0.0, *WEIGHTS)
+        correct = np.zeros((len(weights), n_folds))
+        for k, (train, test) in enumerate(folds):
+            train, test = index[train], index[test]
+            for j, lam in enumerate(weights):
+                model, _ = _em(
+                    base,
+                    X[train],
+                    y[train],
+                    X[unlabelled],
+                    weight[train],
+                    weight[unlabelled],
+                    self.classes_,
+                    lam,
+                    self.max_iter,
+                    self.tol,
+                )
+                correct[j, k] = np.mean(model.predict(X[test]) == y[test])
+        means = correct.mean(axis=1)
+        self.cv_results_ = {"unlabelled_weight": list(weights), "mean_accuracy": means.tolist()}
+        best = int(np.argmax(means))
+        gains = correct[best] - correct[0]
+        error = np.std(gains, ddof=1) / np.sqrt(n_folds)
+        return weights[best] if gains.mean() > error else 0.0
+
+    # ---- prediction: the fitted classifier's -------------------------------------------------
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.estimator_.predict(X)
+
+    def predict_proba(self, X):
+        check_is_fitted(self)
+        return self.estimator_.predict_proba(X)
+
+    def predict_log_proba(self, X):
+        check_is_fitted(self)
+        return self.estimator_.predict_log_proba(X)
+
+
+def _em(
+    base,
+    X_labelled,
+    y_labelled,
+    X_unlabelled,
+    w_labelled,
+    w_unlabelled,
+    classes,
+    lam,
+    max_iter,
+    tol,
+):
+    """(fitted classifier, log-likelihood per iteration) of EM with weight ``lam``."""
+    known = base.batch_statistics(X_labelled, y_labelled, classes=classes, sample_weight=w_labelled)
+    model = clone(base).from_statistics(known, classes=classes)
+    history = []
+    if lam == 0 or X_unlabelled.shape[0] == 0:
+        return model, history
+    for _ in range(int(max_iter)):
+        proba = model.predict_proba(X_unlabelled)  # E-step
+        soft = model.soft_statistics(
+            X_unlabelled, proba, classes=classes, sample_weight=lam * w_unlabelled
+        )
+        model = clone(base).from_statistics(known.copy().merge(soft), classes=classes)
+        history.append(
+            _log_likelihood(
+                model, X_labelled, y_labelled, X_unlabelled, w_labelled, lam * w_unlabelled
+            )
+        )
+        if len(history) > 1 and abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
+            break
+    return model, history
+
+
+def _log_likelihood(model, X_labelled, y_labelled, X_unlabelled, w_labelled, w_unlabelled):
+    """The labelled rows' joint log-likelihood plus the unlabelled rows' marginal, weighted."""
+    joint = model.predict_joint_log_proba(X_labelled)
+    column = np.searchsorted(model.classes_, y_labelled)
+    labelled = float(w_labelled @ joint[np.arange(len(column)), column])
+    marginal = np.logaddexp.reduce(model.predict_joint_log_proba(X_unlabelled), axis=1)
+    return labelled + float(w_unlabelled @ marginal)
