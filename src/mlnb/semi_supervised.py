@@ -77,6 +77,11 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     cv_results_ : dict or None
         Out-of-fold accuracy of every weight tried (``"tuned"``).
 
+    Notes
+    -----
+    The fitted model is ``estimator_``, an ordinary classifier of :mod:`mlnb.naive_bayes`:
+    save it with :func:`mlnb.io.save`, keep learning with its ``partial_fit``.
+
     Examples
     --------
     >>> import numpy as np
