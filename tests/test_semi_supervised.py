@@ -11,7 +11,7 @@ from sklearn.naive_bayes import MultinomialNB as SklearnMultinomialNB
 from sklearn.utils.estimator_checks import check_estimator
 
 from mlnb import BernoulliNB, GaussianNB, MultinomialNB
-from mlnb.semi_supervised import WEIGHTS, SemiSupervisedNB
+from mlnb.semi_supervised import DEFAULT_ALPHAS, WEIGHTS, SemiSupervisedNB
 
 
 def _words(seed=0, n=300, n_labelled=12):
@@ -56,7 +56,7 @@ def test_no_weight_is_the_fit_on_the_labelled_rows():
     X, _, partial = _words(1)
     labelled = partial != -1
     model = SemiSupervisedNB(unlabelled_weight=0.0).fit(X, partial)
-    plain = MultinomialNB().fit(X[labelled], partial[labelled])
+    plain = MultinomialNB(alpha=DEFAULT_ALPHAS[1]).fit(X[labelled], partial[labelled])
     np.testing.assert_array_equal(model.predict_proba(X), plain.predict_proba(X))
     assert model.n_iter_ == 1 and model.log_likelihood_ == []
 
@@ -87,12 +87,31 @@ def test_every_additive_classifier_and_sparse_rows(estimator):
     assert np.isfinite(dense.log_likelihood_).all()
 
 
-def test_the_tuned_weight_is_chosen_out_of_fold():
+def test_the_tuned_weight_and_smoothing_are_chosen_out_of_fold():
     X, _, partial = _words(3, n=400, n_labelled=30)
     model = SemiSupervisedNB().fit(X, partial)
-    assert model.cv_results_["unlabelled_weight"] == [0.0, *WEIGHTS]
-    assert len(model.cv_results_["mean_accuracy"]) == len(WEIGHTS) + 1
-    assert model.unlabelled_weight_ in model.cv_results_["unlabelled_weight"]
+    results = model.cv_results_
+    assert results["unlabelled_weight"] == [0.0, *WEIGHTS] * len(DEFAULT_ALPHAS)
+    assert [e.alpha for e in results["estimator"]] == list(np.repeat(DEFAULT_ALPHAS, 4))
+    chosen = results["mean_accuracy"].index(max(results["mean_accuracy"]))
+    alone = max(
+        (j for j, w in enumerate(results["unlabelled_weight"]) if w == 0),
+        key=results["mean_accuracy"].__getitem__,
+    )
+    assert model.unlabelled_weight_ in (results["unlabelled_weight"][chosen], 0.0)
+    if model.unlabelled_weight_ == 0.0:
+        assert model.estimator_.alpha == results["estimator"][alone].alpha
+    given = SemiSupervisedNB(MultinomialNB(alpha=0.5)).fit(X, partial)
+    assert {e.alpha for e in given.cv_results_["estimator"]} == {0.5}
+
+
+def test_with_too_few_labelled_rows_to_hold_out_the_weight_is_nigams():
+    X, _, partial = _words(5, n=200, n_labelled=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning about folds of a few rows
+        model = SemiSupervisedNB().fit(X, partial)
+    assert model.unlabelled_weight_ == 1.0 and model.cv_results_ is None
+    assert model.estimator_.alpha == DEFAULT_ALPHAS[1]
 
 
 def test_bad_input_is_refused_by_name():
