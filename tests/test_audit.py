@@ -84,3 +84,22 @@ def test_flipped_cells_come_first():
     found = set(zip(table["row"], table["label"], strict=True))
     truth = {tuple(cell) for cell in np.column_stack(np.unravel_index(flipped, Y.shape))}
     assert len(found & truth) >= 25
+
+
+def test_the_command_line_lists_the_most_contradicted_cells(tmp_path):
+    from click.testing import CliRunner
+
+    from mlnb.cli import main
+
+    out = tmp_path / "cells.csv"
+    result = CliRunner().invoke(
+        main, ["audit", "medical", "--part", "train", "--top", "3", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("medical-train: 333 rows x 45 labels")
+    assert len([line for line in lines if line.strip()[:1].isdigit()]) == 3
+    table = __import__("pandas").read_csv(out)
+    assert len(table) == 333 * 45 and table["contradiction"].is_monotonic_decreasing
+    refused = CliRunner().invoke(main, ["audit", "webkb"])
+    assert refused.exit_code == 1 and "text corpus" in refused.output

@@ -1,5 +1,5 @@
-"""The ``mlnb`` command (also ``python -m mlnb``): data sets, fit, predict, evaluate,
-compare, bench and demo.
+"""The ``mlnb`` command (also ``python -m mlnb``): data sets, fit, predict, explain,
+audit, evaluate, compare, bench and demo.
 
 Two kinds of task, each with its own methods: multi-label data (ARFF data sets, generated
 sets; methods br, cc, ecc, ...), scored by the 11 losses of the dynamic-chains paper
@@ -21,7 +21,8 @@ Modules by concern: :mod:`._terminal` (tables, progress, one-line errors), :mod:
 (the shared options and their checks), :mod:`._inputs` (loading data) and :mod:`._data`
 (inputs, targets and folds; ``mlnb datasets``), :mod:`._methods` (the methods by name),
 :mod:`._models` (estimators; ``mlnb fit`` and ``mlnb predict``), :mod:`._evaluation`
-(criteria and cross-validation; ``mlnb evaluate``), :mod:`._compare` (``mlnb compare``) and
+(criteria and cross-validation; ``mlnb evaluate``), :mod:`._explain` (``mlnb explain``),
+:mod:`._audit` (``mlnb audit``), :mod:`._compare` (``mlnb compare``) and
 :mod:`._showcase` (``mlnb bench`` and ``mlnb demo``). This module holds the command group.
 
 Importing this module imports neither numpy, scipy nor scikit-learn (nor the mlnb modules
@@ -37,11 +38,13 @@ import click
 
 # Besides the commands: names that code outside the package imports from here (re-exported
 # as before the split; the tests import _estimator, _xy and _scores).
+from ._audit import audit
 from ._compare import DEFAULT_COMPARE_METHODS, PLOTTED, compare  # noqa: F401
 from ._data import datasets
 from ._data import xy as _xy  # noqa: F401
 from ._evaluation import cv_scores as _scores  # noqa: F401
 from ._evaluation import evaluate
+from ._explain import explain
 from ._models import fit, predict
 from ._models import make_estimator as _estimator  # noqa: F401
 from ._options import METRIC_SET_NAMES  # noqa: F401
@@ -102,5 +105,5 @@ def main(no_limits):
         os.environ["MLNB_LIFT_LIMITS"] = "1"
 
 
-for _command in (datasets, fit, predict, evaluate, compare, bench, demo):
+for _command in (datasets, fit, predict, explain, audit, evaluate, compare, bench, demo):
     main.add_command(_command)

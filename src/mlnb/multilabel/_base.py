@@ -434,6 +434,101 @@ class MultiLabelNB(MultiLabelEstimator):
         )
         return odds + self.prior_log_odds_[None, :]
 
+    # ---- explanations -----------------------------------------------------------------------
+    def explain(self, X, label, *, feature_names=None):
+        """What each feature of each row adds to one label's log-odds.
+
+        ``baseline`` is the label's log-odds of a row of zeros (its prior and what the
+        features add at 0); a feature's contribution is the log-odds of the row with only
+        that feature at its value, minus the baseline (0 where the value is 0); ``rest``
+        is what is left of :meth:`decision_function`: 0 to rounding for
+        :class:`~mlnb.BinaryRelevance` with a model whose log-likelihood is a sum over
+        features (multinomial, Bernoulli, Gaussian, ...), not 0 for the Bayesian
+        multinomial's document-length term or a chain's label terms.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        label : int or label name
+            An index ``0 .. L-1`` or a name of ``label_names_``.
+        feature_names : sequence of str, default=None
+            Default: ``feature_names_in_`` (a model fitted on a DataFrame), else x0, x1, ...
+
+        Returns
+        -------
+        Explanation
+            ``baseline`` (n_samples,), ``contributions`` (n_samples, n_features; CSR for
+            sparse X), ``rest`` (n_samples,) and ``log_odds`` (n_samples,), with
+            ``baseline + contributions.sum(axis=1) + rest == log_odds``; ``top(row, k)``
+            lists a row's largest raising and lowering contributions.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlnb import BinaryRelevance
+        >>> X = np.array([[3, 0, 1], [0, 2, 1], [1, 1, 2], [2, 1, 0]])
+        >>> Y = np.array([[1, 0], [0, 1], [1, 1], [1, 0]])
+        >>> model = BinaryRelevance(events="multinomial", rule="predict").fit(X, Y)
+        >>> why = model.explain(X, label=0, feature_names=["ball", "vote", "team"])
+        >>> bool(np.allclose(why.baseline + why.contributions.sum(axis=1), why.log_odds))
+        True
+        >>> print(why.top(row=0, k=2))
+        label 0
+          raising:
+            ball  +3.2958
+          lowering:
+            team  -0.1542
+        """
+        from ._explanations import explain
+
+        return explain(self, X, label, feature_names=feature_names)
+
+    def top_features(self, label, k=10, *, feature_names=None):
+        """The features that raise and lower a label's log-odds most.
+
+        Count and 0/1 event models: a feature's weight is what one occurrence adds to the
+        label's log-odds. Real-valued models: what it adds at the mean of the label's rows
+        minus what it adds at the mean of the other rows (a separation, never negative for
+        the Gaussian), signed as the difference of the means: a raising feature is larger
+        in the label's rows, a lowering one smaller.
+
+        Parameters
+        ----------
+        label : int or label name
+            An index ``0 .. L-1`` or a name of ``label_names_``.
+        k : int, default=10
+            Features listed on each side.
+        feature_names : sequence of str, default=None
+            Default: ``feature_names_in_`` (a model fitted on a DataFrame), else x0, x1, ...
+
+        Returns
+        -------
+        TopFeatures
+            A named tuple ``(label, raising, lowering)``: lists of (feature name, weight),
+            the largest positive weights first, then the most negative first.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlnb import BinaryRelevance
+        >>> X = np.array([[3, 0, 1], [0, 2, 1], [1, 1, 2], [2, 1, 0]])
+        >>> Y = np.array([[1, 0], [0, 1], [1, 1], [1, 0]])
+        >>> model = BinaryRelevance(events="multinomial", rule="predict").fit(X, Y)
+        >>> top = model.top_features(0, k=2, feature_names=["ball", "vote", "team"])
+        >>> top.raising[0][0], [name for name, _ in top.lowering]
+        ('ball', ['vote', 'team'])
+        >>> print(top)
+        label 0
+          raising:
+            ball  +1.0986
+          lowering:
+            vote  -0.8473
+            team  -0.1542
+        """
+        from ._explanations import top_features
+
+        return top_features(self, label, k, feature_names=feature_names)
+
 
 class AdditiveLabelNB(MultiLabelNB):
     """A multi-label Naive Bayes whose fitted state is its statistics (nothing else learnt).
