@@ -94,6 +94,7 @@ def one_run(X, y, X_test, y_test, fraction, seed):
 
 def plot(results, path):
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -107,6 +108,8 @@ def plot(results, path):
             means = [np.mean([r["accuracy"] for r in mine if r["labelled"] == n]) for n in sizes]
             axis.plot(sizes, means, marker="o", label=model)
         axis.set_xscale("log")
+        axis.set_xticks(sizes, [str(n) for n in sizes], minor=False)
+        axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         axis.set_xlabel("labelled training documents")
         axis.set_ylabel("test accuracy")
         axis.set_title(name)
