@@ -202,3 +202,26 @@ def test_ranks_no_worse_allows_noise_but_not_a_clear_loss():
     assert ranks_no_worse(truth, scores, scores, folds)
     assert not ranks_no_worse(truth, -scores, scores, folds)  # every pair turned round
     assert ranks_no_worse(truth, scores + rng.normal(scale=1e-3, size=truth.shape), scores, folds)
+
+
+def test_per_label_models_score_compact_statistics_through_the_dense_tables(monkeypatch):
+    """In a large label space the search's statistics are compact (the multinomials'):
+    a per-label model made of them scores as a refit."""
+    from mlnb.multilabel import _label_model
+
+    X, Y = _counts(seed=8, n_labels=4)
+    monkeypatch.setattr(_label_model, "COMPACT_ENTRIES", 10)
+    events = PerLabel(MEMBERS["counts"], choice=(0, 1, 2, 0))
+    folds = [test for _, test in KFold(3, shuffle=True, random_state=0).split(X)]
+    engines = {}
+    template = BinaryRelevance(rule=OWN_RULE)
+    _, mixed = _out_of_fold(
+        template, [Multinomial(), events], X, sp.csr_matrix(Y), folds, None, engines=engines
+    )
+    assert len(engines) == 1 and next(iter(engines.values())).total["features"].compact
+    for test in folds:
+        train = np.setdiff1d(np.arange(X.shape[0]), test)
+        refit = BinaryRelevance(events=events, rule=OWN_RULE).fit(X[train], Y[train])
+        np.testing.assert_allclose(
+            mixed.scores[test], finite_scores(refit.decision_function(X[test])), rtol=1e-9
+        )

@@ -163,8 +163,9 @@ class ChiSquaredSelection(EventModel):
     # ---- estimates, selection and scores -------------------------------------------------
     def estimate(self, stats):
         self._k()
+        sums = stats.sums.toarray() if hasattr(stats.sums, "toarray") else stats.sums  # compact
         return SelectedParameters(
-            self._inner().estimate(stats), np.asarray(stats.sums), np.asarray(stats.count)
+            self._inner().estimate(stats), np.asarray(sums), np.asarray(stats.count)
         )
 
     def selected(self, params_a, params_b):

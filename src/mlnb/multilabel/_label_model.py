@@ -106,7 +106,7 @@ def feature_parameters(events, features, negative=None):
     ``negative``: statistics of the rows taken as not holding each label, when they are
     not simply all the others (e.g. after undersampling); by default the complement.
     """
-    if negative is None and features.compact:
+    if negative is None and features.compact and hasattr(events, "compact_log_odds"):
         odds = events.compact_log_odds(features)
         if odds is not None:
             return odds

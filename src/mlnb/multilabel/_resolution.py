@@ -730,7 +730,7 @@ def resolve_settings(
         chosen = _with_selected_features(chosen, search, results, pool)
     if per_label is None:
         per_label = getattr(estimator, "_chooses_per_label", False)
-    if events is None and per_label:
+    if events is None and per_label and not compact:  # dense tables per label otherwise
         chosen = _with_per_label_choice(chosen, search, results, pool, with_own)
     if variants:
         chosen, params = _with_label_terms(chosen, search, results, variants, params, with_own)
