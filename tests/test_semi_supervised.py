@@ -132,3 +132,67 @@ def test_scikit_learn_conventions():
         results = check_estimator(SemiSupervisedNB(GaussianNB()), on_fail=None)
     failed = {r["check_name"] for r in results if r["status"] == "failed"}
     assert failed == {"check_classifiers_classes"}
+
+
+# ---- binary relevance: each label learnt by EM --------------------------------------------
+def _tags(seed=0, n=200, n_labelled=40):
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, 3)) < 0.35).astype(int)
+    X = rng.poisson(0.3 + 2.0 * np.repeat(Y, 4, axis=1))
+    partial = Y.copy()
+    partial[n_labelled:] = -1
+    return X, Y, partial
+
+
+def test_binary_relevance_first_m_step_is_the_weighted_fit_of_each_label():
+    from mlnb import BinaryRelevance
+
+    X, _, partial = _tags()
+    labelled = partial[:, 0] != -1
+    lam = 0.5
+    base = BinaryRelevance(events="multinomial", rule="predict")
+    model = SemiSupervisedNB(base, unlabelled_weight=lam, max_iter=1).fit(X, partial)
+    first = BinaryRelevance(events="multinomial", rule="predict").fit(
+        X[labelled], partial[labelled]
+    )
+    proba = first.predict_proba(X[~labelled])
+    for label in range(partial.shape[1]):
+        stacked_X = np.vstack([X[labelled], X[~labelled], X[~labelled]])
+        column = np.concatenate(
+            [partial[labelled, label], np.ones((~labelled).sum()), np.zeros((~labelled).sum())]
+        ).astype(int)[:, None]
+        weight = np.concatenate(
+            [np.ones(labelled.sum()), lam * proba[:, label], lam * (1 - proba[:, label])]
+        )
+        alone = BinaryRelevance(events="multinomial", rule="predict")
+        alone.fit(stacked_X, column, sample_weight=weight)
+        np.testing.assert_allclose(
+            model.estimator_.decision_function(X)[:, label],
+            alone.decision_function(X)[:, 0],
+            rtol=1e-10,
+        )
+
+
+def test_binary_relevance_keeps_what_its_defaults_choose_on_the_labelled_rows():
+    from mlnb import BinaryRelevance
+
+    X, _, partial = _tags(1)
+    labelled = partial[:, 0] != -1
+    model = SemiSupervisedNB(unlabelled_weight=0.0).fit(X, partial)  # BR() by default
+    plain = BinaryRelevance().fit(X[labelled], partial[labelled])
+    np.testing.assert_array_equal(model.predict(X), plain.predict(X))
+    tuned = SemiSupervisedNB().fit(X, partial)
+    assert tuned.unlabelled_weight_ in (0.0, *WEIGHTS)
+    assert tuned.predict(X).shape == partial.shape
+
+
+def test_unknown_cells_in_a_labelled_row_are_refused():
+    from mlnb import BinaryRelevance
+
+    X, _, partial = _tags(2)
+    partial[0, 1] = -1
+    with pytest.raises(ValueError, match="unknown cells"):
+        SemiSupervisedNB().fit(X, partial)
+    with pytest.raises(TypeError, match="binary relevance"):
+        SemiSupervisedNB(MultinomialNB()).fit(X, _tags(3)[2])
+    assert BinaryRelevance  # the estimator named in the message

@@ -11,6 +11,15 @@ statistics, which are computed once. The iterations stop when the log-likelihood
 data (labelled rows' joint, plus ``lambda`` times the unlabelled rows' marginal) gains
 less than ``tol`` relative, or after ``max_iter``.
 
+Multi-label data (binary relevance, whose labels are separate binary problems): ``y`` is a
+0/1 label matrix in which a row of -1 is unlabelled; the E-step gives each unlabelled row
+each label's probability, the M-step counts the row that much among the label's rows
+(:meth:`~mlnb.multilabel.BinaryRelevance.soft_statistics`), the settings binary
+relevance's defaults choose on the labelled rows are kept, and the iterations stop when
+those probabilities change by less than ``tol`` on average. Measured on medical and enron
+(20 % and 50 % of the rows labelled), EM does not help there (micro F1 0.54 -> 0.24 on
+enron at weight 1): the tuned weight keeps 0.
+
 At ``unlabelled_weight="tuned"`` the weight is chosen out of fold on the labelled rows
 (each fold's held-out labelled rows scored by EM on the others and every unlabelled row),
 among :data:`WEIGHTS` and 0 (no EM), keeping 0 unless a weight wins by one standard error
@@ -26,7 +35,8 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.metrics import f1_score
+from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -62,10 +72,11 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : additive Naive Bayes classifier, default=None
-        The model, any classifier of :mod:`mlnb.naive_bayes`; None: ``MultinomialNB`` with
-        its smoothing chosen with the weight among :data:`DEFAULT_ALPHAS` (0.1 with a
-        weight given).
+    estimator : additive Naive Bayes classifier or BinaryRelevance, default=None
+        The model, any classifier of :mod:`mlnb.naive_bayes`, or binary relevance for a
+        label matrix; None: ``MultinomialNB`` with its smoothing chosen with the weight
+        among :data:`DEFAULT_ALPHAS` (0.1 with a weight given), ``BinaryRelevance()`` for
+        a label matrix.
     unlabelled_weight : float >= 0 or "tuned", default="tuned"
         What an unlabelled row counts for against a labelled one (EM-lambda); 0 ignores
         them; "tuned" chooses it out of fold (see the module docstring).
@@ -138,8 +149,15 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    def _base(self):
-        base = MultinomialNB(alpha=DEFAULT_ALPHAS[1]) if self.estimator is None else self.estimator
+    def _base(self, multi_label=False):
+        if self.estimator is not None:
+            base = self.estimator
+        elif multi_label:
+            from .multilabel import BinaryRelevance
+
+            base = BinaryRelevance()
+        else:
+            base = MultinomialNB(alpha=DEFAULT_ALPHAS[1])
         if not is_additive(base):
             raise TypeError(f"estimator must be an additive Naive Bayes classifier; got {base!r}")
         return base
@@ -150,8 +168,9 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Classes; :data:`UNLABELLED` (-1) marks a row without one.
+        y : array-like of shape (n_samples,) or label matrix (n_samples, n_labels)
+            Classes, :data:`UNLABELLED` (-1) marking a row without one; or 0/1 label sets
+            (binary relevance), a row of -1 marking an unlabelled row.
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
@@ -159,28 +178,36 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        base = self._base()
         if y is None:
             raise ValueError("SemiSupervisedNB requires y to be passed, but the target y is None")
+        multi_label = _is_label_matrix(y)
+        base = self._base(multi_label)
         X = validate_rows(base, X, missing=getattr(base, "missing", "error"))
-        y = column_or_1d(y, warn=True)
+        if multi_label:
+            y, labelled = _label_rows(base, y)
+        else:
+            y = column_or_1d(y, warn=True)
+            labelled = y != UNLABELLED
         check_consistent_length(X, y)
-        labelled = y != UNLABELLED
         if not labelled.any():
             raise ValueError("y has no labelled row (every entry is -1)")
-        check_classification_targets(y[labelled])
+        if not multi_label:
+            check_classification_targets(y[labelled])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        self.classes_ = np.unique(y[labelled])
+        self.classes_ = np.arange(y.shape[1]) if multi_label else np.unique(y[labelled])
         self.cv_results_ = None
         lam = self.unlabelled_weight
         if lam == "tuned":
-            bases = (
-                [base]
-                if self.estimator is not None
-                else [MultinomialNB(alpha=alpha) for alpha in DEFAULT_ALPHAS]
-            )
+            if multi_label:  # the settings binary relevance chooses on the labelled rows
+                bases = [_settled(base, X[labelled], y[labelled], weight[labelled])]
+            elif self.estimator is None:
+                bases = [MultinomialNB(alpha=alpha) for alpha in DEFAULT_ALPHAS]
+            else:
+                bases = [base]
             base, lam = self._tuned(bases, X, y, labelled, weight)
         self.unlabelled_weight_ = float(lam)
+        if multi_label and self.unlabelled_weight != "tuned":
+            base = _settled(base, X[labelled], y[labelled], weight[labelled])
         fitted = _em(
             base,
             X[labelled],
@@ -203,15 +230,20 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         the best on held-out accuracy, unless it uses the unlabelled rows and does not
         beat the best that does not by one standard error."""
         index = np.flatnonzero(labelled)
-        counts = np.unique(y[index], return_counts=True)[1]
+        multi_label = y.ndim == 2
+        if multi_label:  # folds of rows; held-out label sets scored by micro F1
+            counts = np.array([len(index)])
+        else:
+            counts = np.unique(y[index], return_counts=True)[1]
         if isinstance(self.cv, Integral):
             n_folds = int(min(self.cv, counts.min()))
             if n_folds < MIN_FOLDS:  # too few labelled rows of a class: Nigam's EM
                 return bases[len(bases) // 2], 1.0
-            split = StratifiedKFold(n_folds, shuffle=True, random_state=self.random_state)
+            splitter = KFold if multi_label else StratifiedKFold
+            split = splitter(n_folds, shuffle=True, random_state=self.random_state)
         else:
-            split = check_cv(self.cv, y[index], classifier=True)
-        folds = list(split.split(index, y[index]))
+            split = check_cv(self.cv, None if multi_label else y[index], classifier=True)
+        folds = list(split.split(index, None if multi_label else y[index]))
         unlabelled = np.flatnonzero(~labelled)
         settings = [(base, lam) for base in bases for lam in (0.0, *WEIGHTS)]
         correct = np.zeros((len(settings), len(folds)))
@@ -232,7 +264,12 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                         self.max_iter,
                         self.tol,
                     )
-                correct[j, k] = np.mean(model.predict(X[test]) == y[test])
+                predicted = model.predict(X[test])
+                correct[j, k] = (
+                    f1_score(y[test], predicted, average="micro", zero_division=1.0)
+                    if multi_label
+                    else np.mean(predicted == y[test])
+                )
         means = correct.mean(axis=1)
         self.cv_results_ = {
             "estimator": [base for base, _ in settings],
@@ -271,18 +308,37 @@ def _em(
     max_iter,
     tol,
 ):
-    """(fitted classifier, log-likelihood per iteration) of EM with weight ``lam``."""
-    known = base.batch_statistics(X_labelled, y_labelled, classes=classes, sample_weight=w_labelled)
-    model = clone(base).from_statistics(known, classes=classes)
+    """(fitted model, convergence measure per iteration) of EM with weight ``lam``: the
+    log-likelihood of the data (classifiers), or the mean change of the unlabelled rows'
+    label probabilities (binary relevance, whose labels are separate problems)."""
+    multi_label = np.ndim(y_labelled) == 2
+    if multi_label:
+        known = base.batch_statistics(X_labelled, y_labelled, w_labelled)
+        install = lambda stats: clone(base).from_statistics(stats)  # noqa: E731
+    else:
+        known = base.batch_statistics(
+            X_labelled, y_labelled, classes=classes, sample_weight=w_labelled
+        )
+        install = lambda stats: clone(base).from_statistics(stats, classes=classes)  # noqa: E731
+    model = install(known)
     history = []
     if lam == 0 or X_unlabelled.shape[0] == 0:
         return model, history
+    proba = None
     for _ in range(int(max_iter)):
-        proba = model.predict_proba(X_unlabelled)  # E-step
+        before, proba = proba, np.asarray(model.predict_proba(X_unlabelled))  # E-step
+        if multi_label:
+            if before is not None:
+                history.append(float(np.abs(proba - before).mean()))
+                if history[-1] <= tol:
+                    break
+            soft = model.soft_statistics(X_unlabelled, proba, sample_weight=lam * w_unlabelled)
+            model = install(known.copy().merge(soft))
+            continue
         soft = model.soft_statistics(
             X_unlabelled, proba, classes=classes, sample_weight=lam * w_unlabelled
         )
-        model = clone(base).from_statistics(known.copy().merge(soft), classes=classes)
+        model = install(known.copy().merge(soft))
         history.append(
             _log_likelihood(
                 model, X_labelled, y_labelled, X_unlabelled, w_labelled, lam * w_unlabelled
@@ -291,6 +347,41 @@ def _em(
         if len(history) > 1 and abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
             break
     return model, history
+
+
+def _is_label_matrix(y):
+    """Whether ``y`` is a 2-D label matrix (several columns), not one class per row."""
+    if hasattr(y, "tocsr"):
+        return True
+    shape = np.asarray(y).shape
+    return len(shape) == 2 and shape[1] > 1
+
+
+def _label_rows(base, y):
+    """(dense 0/1 label matrix with -1 rows, mask of the labelled rows) for a multi-label
+    ``y``: a row of -1 is unlabelled; unknown cells within a row are not supported."""
+    if not getattr(type(base), "_chooses_per_label", False):
+        raise TypeError(
+            "a label matrix y needs binary relevance (its labels are separate problems, each "
+            f"learnt by EM): estimator=BinaryRelevance(...); got {base!r}"
+        )
+    Y = np.asarray(y.toarray() if hasattr(y, "tocsr") else y)
+    unlabelled = np.all(Y == UNLABELLED, axis=1)
+    known = Y[~unlabelled]
+    if known.size and not np.isin(known, (0, 1)).all():
+        raise ValueError(
+            "a label matrix y holds 0 and 1, and rows of -1 for unlabelled rows; unknown "
+            "cells within a labelled row are not supported"
+        )
+    return Y, ~unlabelled
+
+
+def _settled(base, X, Y, weight):
+    """``base`` with the settings its defaults choose on the labelled rows given
+    explicitly, so that every M-step makes the same model of new statistics."""
+    from .multilabel._resolution import with_chosen_settings
+
+    return with_chosen_settings(base, clone(base).fit(X, Y, sample_weight=weight))
 
 
 def _log_likelihood(model, X_labelled, y_labelled, X_unlabelled, w_labelled, w_unlabelled):

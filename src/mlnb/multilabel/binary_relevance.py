@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import logit
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ..base.validation import check_label_matrix
+from ..base.validation import check_label_matrix, validate_rows
 from ._base import AdditiveLabelNB, probability
 from ._generic import check_nb_path, fit_binary, positive_proba, predict_binary
 from ._labels import binary_classes
@@ -112,6 +112,40 @@ class BinaryRelevance(AdditiveLabelNB):
         self.prior_alpha = prior_alpha
         self.base_estimator = base_estimator
         self.missing = missing
+
+    def soft_statistics(self, X, proba, sample_weight=None):
+        """The statistics of rows whose labels are uncertain: row i counts ``proba[i, l]``
+        times (times its weight) among label l's rows, and the rest among its other rows;
+        nothing is fitted. What the M-step of expectation-maximisation adds for unlabelled
+        rows (:class:`mlnb.semi_supervised.SemiSupervisedNB`; Nigam et al. 2000).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        proba : array-like of shape (n_samples, n_labels)
+            Each row's probability of every label.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        NamedStats
+            As :meth:`batch_statistics` gives them (the fitted event model's, if fitted).
+        """
+        from ..stats import GroupStats, NamedStats
+
+        events = self.events_ if hasattr(self, "events_") else self.event_model()
+        X = validate_rows(self, X, missing=self.missing)
+        proba = np.asarray(proba, dtype=np.float64)
+        if proba.ndim != 2 or proba.shape[0] != X.shape[0]:
+            raise ValueError(f"proba has shape {proba.shape}; expected ({X.shape[0]}, n_labels)")
+        if not np.all(np.isfinite(proba)) or proba.min(initial=0.0) < 0 or proba.max(initial=0) > 1:
+            raise ValueError("proba must hold probabilities (finite, in [0, 1])")
+        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
+        features = GroupStats.from_data(
+            prepared, proba, weight, second_moments=events.second_moments
+        )
+        return NamedStats(features=features, labels=None)
 
     # ---- generic path -----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
