@@ -41,10 +41,13 @@ def test_leave_one_out_log_odds_equal_a_refit_per_row(events, seed, sparse):
     X, Y = _rows(seed)
     if sparse:
         X = sp.csr_matrix(X)
+    # the Gaussian's log-odds reach 1e8 where a feature is constant among a label's other
+    # rows (the variance floor): subtraction agrees with a refit to 1e-7 there, measured
+    rtol = 1e-6 if events == "gaussian" else 1e-9
     np.testing.assert_allclose(
         leave_one_out_log_odds(X, Y, events=events),
         _refitted(X, Y, events),
-        rtol=1e-9,
+        rtol=rtol,
         atol=1e-9,
     )
 
