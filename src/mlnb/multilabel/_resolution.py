@@ -34,8 +34,8 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
    of features kept), the one that ranks the label's held-out rows best
    (:mod:`._per_label`), unless the change raises the held-out label ranking loss; that
    model (:class:`~mlnb.events.PerLabel`), with every rule refitted and cross-fitted,
-   replaces the choice if it wins by one standard error and its ranking loss is not worse
-   by more than one (:func:`ranks_no_worse`);
+   replaces the choice if it wins by one standard error and ranks each row's labels no
+   worse (out-of-fold label ranking loss, as in 5);
 7. a chain whose label terms are searched (``label_alpha`` and ``label_prior`` at
    ``"tuned"``) chooses its event model and rule with the label terms nearly silent
    (:data:`WEAK_LABELS`: binary relevance's scores), then tries the smoothings of
@@ -87,7 +87,6 @@ __all__ = [
     "finite_scores",
     "is_tuned",
     "label_terms_to_try",
-    "ranks_no_worse",
     "resolve_settings",
     "weak_label_terms",
     "wins_by_one_standard_error",
@@ -522,7 +521,7 @@ def _with_selected_features(chosen, search, results, pool):
 
 def _with_per_label_choice(chosen, search, results, pool, with_own):
     """``chosen`` or, if it wins by one standard error and ranks each row's labels no
-    worse, a :class:`~mlnb.events.PerLabel` model that gives each label the setting of
+    worse out of fold, a :class:`~mlnb.events.PerLabel` model that gives each label the setting of
     ``pool`` (the settings screened, with the chosen model's statistics) that ranks its
     held-out rows best (:mod:`._per_label`), with every rule refitted and cross-fitted."""
     from ..events import PerLabel
@@ -562,23 +561,10 @@ def _with_per_label_choice(chosen, search, results, pool, with_own):
     wins = wins_by_one_standard_error(
         search.score, search.truth, predicted, chosen[4], search.folds
     )
-    ranks = ranks_no_worse(search.truth, scored.scores, candidate.scores, search.folds)
-    return (values[name], scored, name, fitted_rule, predicted) if wins and ranks else chosen
-
-
-def ranks_no_worse(truth, scores, plainer, folds):
-    """Whether out-of-fold ``scores`` rank each row's labels no worse than ``plainer``
-    beyond noise: their label ranking loss is not larger by more than one standard error
-    of the difference over the folds (the one-standard-error rule of
-    :func:`wins_by_one_standard_error`, the other way round)."""
-    losses = np.array(
-        [
-            _ranking_loss(truth[test], scores[test]) - _ranking_loss(truth[test], plainer[test])
-            for test in folds
-        ]
+    ranks = _ranking_loss(search.truth, scored.scores) <= _ranking_loss(
+        search.truth, candidate.scores
     )
-    standard_error = np.std(losses, ddof=1) / np.sqrt(len(losses)) if len(losses) > 1 else 0.0
-    return bool(np.mean(losses) <= standard_error)
+    return (values[name], scored, name, fitted_rule, predicted) if wins and ranks else chosen
 
 
 def _ranking_loss(truth, scores):
