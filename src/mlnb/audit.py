@@ -9,6 +9,8 @@ in closed form, for all rows at once:
   entry and label;
 - Bernoulli (eq. 6): that side loses one row and the row's present features, a term per
   present feature and label plus a sum over the features made once per label;
+- Gaussian: the side that holds the row loses its count, mean and centred second moment,
+  and every variance's floor is that of the other rows (a term per feature and label);
 - any other event model: each row's model made by fold subtraction with the row as its own
   fold (:class:`~mlnb.base.FoldStatistics`: exact, one model per row).
 
@@ -29,7 +31,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .base import FoldStatistics, check_label_matrix, validate_rows
-from .events import Bernoulli, Multinomial, make_event_model
+from .events import Bernoulli, Gaussian, Multinomial, make_event_model
 from .multilabel import BinaryRelevance
 from .multilabel._label_model import log_prior_odds
 
@@ -43,8 +45,8 @@ def leave_one_out_log_odds(X, Y, *, events="multinomial", prior_alpha=1.0):
     """Every row's log-odds of every label under binary relevance fitted to the other rows.
 
     Exact: equal to ``n`` refits of ``BinaryRelevance(events=events, prior_alpha=...)``
-    without row ``i``, scoring row ``i`` (closed forms for the multinomial and Bernoulli
-    models, fold subtraction for the others; see the module docstring).
+    without row ``i``, scoring row ``i`` (closed forms for the multinomial, Bernoulli and
+    Gaussian models, fold subtraction for the others; see the module docstring).
 
     Parameters
     ----------
@@ -83,6 +85,8 @@ def leave_one_out_log_odds(X, Y, *, events="multinomial", prior_alpha=1.0):
         odds = _multinomial(events, stats, sp.csr_matrix(events.prepare(X)), truth)
     elif type(events) is Bernoulli:
         odds = _bernoulli(events, stats, sp.csr_matrix(events.prepare(X)), truth)
+    elif type(events) is Gaussian and not stats.has_missing:
+        odds = _gaussian(events, stats, events.prepare(X), truth)
     else:
         return _refitted(model, X, Y)
     count, total = stats.count[None, :], stats.total_count
@@ -165,6 +169,43 @@ def _bernoulli(events, stats, X, truth):
 
         left = _by_row(X, present_without, sums.shape[0]) + left_base[None, :]
         scores.append(np.where(holds, left, full))
+    return scores[0] - scores[1]
+
+
+def _gaussian(events, stats, X, truth):
+    """Leave-one-out feature log-odds of the Gaussian model (Xu 2018, section 3.3): the side
+    holding the row loses it (count, mean and centred second moment by the removal of one
+    row), and the variance floor of both sides is that of the other rows' total variance."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    n_samples, n_features = X.shape
+    total = float(stats.total_count)
+    centre = stats.total_mean[None, :]
+    others = (total * centre - X) / (total - 1.0)
+    total_var = (stats.total_m2[None, :] - (X - centre) * (X - others)) / (total - 1.0)
+    largest = total_var.max(axis=1) if n_features else np.zeros(n_samples)
+    epsilon = float(events.var_smoothing)
+    floor = np.where(largest > 0, epsilon * largest, epsilon)  # per row
+    rest = stats.complement()
+    n_labels = truth.shape[1]
+    step = max(1, _BLOCK_ENTRIES // max(n_labels * n_features, 1))
+    scores = []
+    for side, holds in ((stats, truth), (rest, ~truth)):
+        count = np.asarray(side.count, dtype=np.float64)[None, :, None]
+        mean, m2 = np.asarray(side.mean)[None], np.asarray(side.m2)[None]
+        out = np.empty((n_samples, n_labels))
+        for start in range(0, n_samples, step):
+            x = X[start : start + step, None, :]
+            held = holds[start : start + step, :, None]
+            fewer = count - 1.0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                left_mean = np.where(fewer > 0, (count * mean - x) / fewer, 0.0)
+                left_var = np.where(fewer > 0, (m2 - (x - mean) * (x - left_mean)) / fewer, 0.0)
+                full_var = np.where(count > 0, m2 / count, 0.0)
+            mu = np.where(held, left_mean, mean)
+            var = np.maximum(np.where(held, left_var, full_var), 0.0)
+            var = var + floor[start : start + step, None, None]
+            out[start : start + step] = -0.5 * (np.log(var) + (x - mu) ** 2 / var).sum(axis=2)
+        scores.append(out)
     return scores[0] - scores[1]
 
 
