@@ -11,6 +11,11 @@ so each label's change is kept only if it does not add to the held-out ranking l
 (:func:`ranking_safe_choice`). Whether the per-label model is
 used at all is judged by the search as a whole (one standard error of micro F1, with its
 rule refitted and cross-fitted): see :func:`mlnb.multilabel.resolve_settings`.
+
+Average precision is written here rather than taken from
+:func:`mlnb.metrics.average_precision` (which gives the mean over labels, after a sort of
+all the scores) because the search needs it label by label, from the sort of each label's
+scores it has already made (:class:`~mlnb.decision_rules.SortedScores`).
 """
 
 from __future__ import annotations
@@ -99,11 +104,10 @@ def ranking_safe_choice(choice, base, scores, truth, gains):
 def _misordered(scores, truth, label, column, weight):
     """The weighted count of each row's misordered pairs (label, j) with ``label`` scored
     ``column``: a relevant label at or below an irrelevant one (a tie is misordered, as in
-    scikit-learn's label ranking loss)."""
-    others = np.delete(np.arange(scores.shape[1]), label)
-    rest, rest_truth = scores[:, others], truth[:, others]
+    scikit-learn's label ranking loss). The label's own column never counts (its truth is
+    the label's), so every column is compared, with no copy of the others."""
     mine = column[:, None]
     relevant = truth[:, label][:, None]
-    above = (rest >= mine) & ~rest_truth & relevant  # the label relevant, an irrelevant above
-    below = (rest <= mine) & rest_truth & ~relevant  # the label irrelevant, a relevant below
+    above = (scores >= mine) & ~truth & relevant  # the label relevant, an irrelevant above
+    below = (scores <= mine) & truth & ~relevant  # the label irrelevant, a relevant below
     return float(weight @ (above.sum(axis=1) + below.sum(axis=1)))

@@ -513,9 +513,7 @@ def _with_selected_features(chosen, search, results, pool):
     )
     # and ranks the labels of a row no worse (labels scored on different features can
     # rank worse across labels while each label's cut gains: bibtex, 0.069 -> 0.102)
-    ranks = _ranking_loss(search.truth, selected.scores) <= _ranking_loss(
-        search.truth, candidate.scores
-    )
+    ranks = _ranks_no_worse(search.truth, selected.scores, candidate.scores)
     return option if wins and ranks else chosen
 
 
@@ -551,20 +549,31 @@ def _with_per_label_choice(chosen, search, results, pool, with_own):
     )
     args = (search.template, [composite], search.X, search.Y, search.folds, search.weight)
     scored = next(_out_of_fold(*args, engines=search.engines))
+    best = _best_with_rules(scored, None, search, with_own, results, repr(composite))
+    wins = wins_by_one_standard_error(search.score, search.truth, best[3], chosen[4], search.folds)
+    ranks = _ranks_no_worse(search.truth, scored.scores, candidate.scores)
+    return (best[0], scored, *best[1:]) if wins and ranks else chosen
+
+
+def _best_with_rules(scored, sorted_scores, search, with_own, results, key):
+    """``(value, rule name, fitted rule, labels)`` of the best of ``scored``'s own labels
+    (if ``with_own``) and every rule of the search, cross-fitted (``sorted_scores``: its
+    scores sorted, or None to sort them); every value reported as ``results[key]``."""
     options = [(OWN_RULE, None, scored.own)] if with_own else []
     if search.rules:
-        sorted_scores = SortedScores(scored.scores, search.truth)
+        if sorted_scores is None:
+            sorted_scores = SortedScores(scored.scores, search.truth)
         options += _rule_options(search.rules, sorted_scores, search.folds)
     values = {name: float(search.score(search.truth, labels)) for name, _, labels in options}
-    results[repr(composite)] = values
+    results[key] = values
     name, fitted_rule, predicted = max(options, key=lambda option: values[option[0]])
-    wins = wins_by_one_standard_error(
-        search.score, search.truth, predicted, chosen[4], search.folds
-    )
-    ranks = _ranking_loss(search.truth, scored.scores) <= _ranking_loss(
-        search.truth, candidate.scores
-    )
-    return (values[name], scored, name, fitted_rule, predicted) if wins and ranks else chosen
+    return values[name], name, fitted_rule, predicted
+
+
+def _ranks_no_worse(truth, scores, plainer):
+    """Whether out-of-fold ``scores`` rank each row's labels no worse than ``plainer`` (a
+    setting whose micro F1 gains may rank labels scored on different scales worse)."""
+    return _ranking_loss(truth, scores) <= _ranking_loss(truth, plainer)
 
 
 def _ranking_loss(truth, scores):
@@ -775,14 +784,11 @@ def _with_label_terms(chosen, search, results, variants, weak, with_own):
     _, variant, scored, sorted_scores = best
     template = clone(search.template).set_params(**variant)
     scored, sorted_scores = _on_every_fold(search, template, scored, sorted_scores, only)
-    options = [(OWN_RULE, None, scored.own)] if with_own else []
-    if search.rules:
-        options += _rule_options(search.rules, sorted_scores, search.folds)
     key = f"{candidate.events!r} with {variant}"
-    values = {name: float(search.score(search.truth, labels)) for name, _, labels in options}
-    results[key] = values
-    name, fitted_rule, predicted = max(options, key=lambda option: values[option[0]])
-    option = (values[name], candidate._replace(scores=scored.scores), name, fitted_rule, predicted)
+    value, name, fitted_rule, predicted = _best_with_rules(
+        scored, sorted_scores, search, with_own, results, key
+    )
+    option = (value, candidate._replace(scores=scored.scores), name, fitted_rule, predicted)
     if wins_by_one_standard_error(search.score, search.truth, predicted, chosen[4], search.folds):
         return option, dict(variant)
     return chosen, weak
