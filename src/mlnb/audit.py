@@ -31,13 +31,13 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .base import FoldStatistics, check_label_matrix, validate_rows
-from .events import Bernoulli, Gaussian, Multinomial, make_event_model
+from .events import Bernoulli, Gaussian, Multinomial, entrywise_sums, make_event_model
 from .multilabel import BinaryRelevance
 from .multilabel._label_model import log_prior_odds
 
 __all__ = ["audit_labels", "leave_one_out_log_odds"]
 
-#: Stored entries x labels a closed form holds at once (float64: about 64 MB).
+#: Rows x labels x features the Gaussian closed form holds at once (float64: 64 MB).
 _BLOCK_ENTRIES = 1 << 23
 
 
@@ -99,29 +99,23 @@ def _refitted(model, X, Y):
     return np.vstack([engine.model(i).decision_function(X[[i]]) for i in range(X.shape[0])])
 
 
-def _by_row(X, terms, n_labels):
-    """Row sums of ``terms(rows, columns, values)`` (stored entries x labels), made a block
-    of rows at a time."""
-    out = np.zeros((X.shape[0], n_labels))
-    step = max(1, _BLOCK_ENTRIES // max(n_labels * max(X.nnz // max(X.shape[0], 1), 1), 1))
-    for start in range(0, X.shape[0], step):
-        block = X[start : start + step]
-        if not block.nnz:
-            continue
-        rows = np.repeat(np.arange(block.shape[0]), np.diff(block.indptr))
-        values = terms(rows + start, block.indices, block.data)
-        filled = np.flatnonzero(np.diff(block.indptr))
-        out[start + filled] = np.add.reduceat(values, block.indptr[filled], axis=0)
-    return out
-
-
 def _sides(stats):
-    """(positive, negative) feature sums and row counts of every label: its rows and the
-    others."""
-    positive = stats.sums.toarray() if sp.issparse(stats.sums) else np.asarray(stats.sums)
-    negative = stats.total_sums[None, :] - positive
-    count = np.asarray(stats.count, dtype=np.float64)
-    return (positive, count), (negative, stats.total_count - count)
+    """(feature sums, row counts) of every label's rows and of its other rows."""
+    sides = []
+    for side in (stats, stats.complement()):
+        sums = side.sums.toarray() if sp.issparse(side.sums) else np.asarray(side.sums)
+        sides.append((sums, np.asarray(side.count, dtype=np.float64)))
+    return sides
+
+
+def _where_held(X, func, params, truth):
+    """The sums over each row's stored entries of ``func`` (vanishing at 0) with each
+    side's ``params`` (:func:`~mlnb.events.entrywise_sums`), kept where the row is on that
+    side (``truth`` for the label's rows, its complement for the others'). Elsewhere the
+    terms may be undefined (a row's count above a side it is not in): they are dropped."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sums = entrywise_sums(X, func, params)
+    return [np.where(holds, terms, 0.0) for terms, holds in zip(sums, (truth, ~truth), strict=True)]
 
 
 def _multinomial(events, stats, X, truth):
@@ -129,21 +123,22 @@ def _multinomial(events, stats, X, truth):
     n_features = X.shape[1]
     alpha = np.broadcast_to(events.smoothing(n_features), (n_features,))
     length = np.asarray(X.sum(axis=1)).ravel()[:, None]
+    sides = _sides(stats)
+    smoothing = np.broadcast_to(alpha, sides[0][0].shape)
+    kept = _where_held(X, _count_without_row, [[sums, smoothing] for sums, _ in sides], truth)
     scores = []
-    for (sums, _), holds in zip(_sides(stats), (truth, ~truth), strict=True):
+    for (sums, _), holds, words in zip(sides, (truth, ~truth), kept, strict=True):
         total = sums.sum(axis=1)[None, :] + alpha.sum()
         full = np.asarray(X @ (np.log(sums + alpha) - np.log(total.T)).T)
-
-        def without_row(rows, columns, values, sums=sums, holds=holds):
-            with np.errstate(invalid="ignore", divide="ignore"):
-                kept = np.log(sums[:, columns].T - values[:, None] + alpha[columns, None])
-            kept = np.where(holds[rows], kept, 0.0)  # only where the row is on this side
-            return values[:, None] * kept
-
         with np.errstate(invalid="ignore", divide="ignore"):
-            left = _by_row(X, without_row, sums.shape[0]) - length * np.log(total - length)
+            left = words - length * np.log(total - length)
         scores.append(np.where(holds, left, full))
     return scores[0] - scores[1]
+
+
+def _count_without_row(x, sums, alpha):
+    """A word counted ``x`` times: its term once the row's own counts are left out."""
+    return x * np.log(sums - x + alpha)
 
 
 def _bernoulli(events, stats, X, truth):
@@ -151,25 +146,28 @@ def _bernoulli(events, stats, X, truth):
     holding the row has one row fewer, and its present features one count fewer."""
     n_features = X.shape[1]
     a, b = (np.broadcast_to(p, (n_features,)) for p in events.pseudo_counts(n_features))
-    scores = []
-    for (sums, count), holds in zip(_sides(stats), (truth, ~truth), strict=True):
+    sides, parts = _sides(stats), []
+    for sums, count in sides:
         count = count[:, None]
         present = np.log(sums + a) - np.log(count - sums + b)  # per (label, feature)
         base = np.log(count - sums + b).sum(axis=1) - np.log(count + a + b).sum(axis=1)
-        full = np.asarray(X @ present.T) + base[None, :]
         fewer = count - 1.0  # the side holding the row, without it
         with np.errstate(invalid="ignore", divide="ignore"):
             absent = np.log(np.where(fewer - sums + b > 0, fewer - sums + b, 1.0))
         left_base = absent.sum(axis=1) - np.log(fewer + a + b).sum(axis=1)
-
-        def present_without(rows, columns, _values, sums=sums, absent=absent, holds=holds):
-            with np.errstate(invalid="ignore", divide="ignore"):
-                term = np.log(sums[:, columns].T - 1.0 + a[columns, None]) - absent[:, columns].T
-            return np.where(holds[rows], term, 0.0)
-
-        left = _by_row(X, present_without, sums.shape[0]) + left_base[None, :]
-        scores.append(np.where(holds, left, full))
+        full = np.asarray(X @ present.T) + base[None, :]
+        parts.append((full, left_base, [sums, np.broadcast_to(a, sums.shape), absent]))
+    kept = _where_held(X, _present_without_row, [params for _, _, params in parts], truth)
+    scores = []
+    for (full, left_base, _), holds, words in zip(parts, (truth, ~truth), kept, strict=True):
+        scores.append(np.where(holds, words + left_base[None, :], full))
     return scores[0] - scores[1]
+
+
+def _present_without_row(x, sums, a, absent):
+    """A present feature (``x`` = 1) of a row left out: its presence term against the
+    absence already counted in the side's base."""
+    return x * (np.log(sums - x + a) - absent)
 
 
 def _gaussian(events, stats, X, truth):

@@ -16,7 +16,7 @@ its model: :func:`bind_missing` (:class:`IgnoreMissing` for ``"ignore"``).
 """
 
 from . import auto
-from ._base import EventModel, Parameters, entrywise_sum, named_models
+from ._base import EventModel, Parameters, entrywise_sum, entrywise_sums, named_models
 from .auto import Auto
 from .bernoulli import BayesianBernoulli, Bernoulli, BernoulliParameters
 from .categorical_model import (
@@ -73,6 +73,7 @@ __all__ = [
     "StudentTParameters",
     "count_categories",
     "entrywise_sum",
+    "entrywise_sums",
     "make_event_model",
     "named_models",
     "auto",
