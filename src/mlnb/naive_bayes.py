@@ -275,14 +275,13 @@ class _BaseNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
 
     def _batch_statistics(self, events, X, index, n_classes, sample_weight):
         """Statistics of validated rows X with class indices ``index`` (0..n_classes-1)."""
+        return self._grouped_statistics(events, X, one_hot(index, n_classes), sample_weight)
+
+    def _grouped_statistics(self, events, X, groups, sample_weight):
+        """Statistics of validated rows X, row i counted ``groups[i, c]`` times in class c."""
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
-        return GroupStats.from_data(
-            prepared,
-            one_hot(index, n_classes),
-            weight,
-            second_moments=events.second_moments,
-        )
+        return GroupStats.from_data(prepared, groups, weight, second_moments=events.second_moments)
 
     # ---- the statistics protocol (fold-subtraction tuning, custom training loops) -------
     def statistics_key(self):
@@ -345,10 +344,7 @@ class _BaseNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
             )
         if not np.all(np.isfinite(proba)) or proba.min(initial=0.0) < 0:
             raise ValueError("proba must hold finite, non-negative shares")
-        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        events = self.event_model()
-        prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
-        stats = GroupStats.from_data(prepared, proba, weight, second_moments=events.second_moments)
+        stats = self._grouped_statistics(self.event_model(), X, proba, sample_weight)
         stats.groups = classes
         return stats
 

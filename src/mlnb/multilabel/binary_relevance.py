@@ -131,8 +131,6 @@ class BinaryRelevance(AdditiveLabelNB):
         NamedStats
             As :meth:`batch_statistics` gives them (the fitted event model's, if fitted).
         """
-        from ..stats import GroupStats, NamedStats
-
         events = self.events_ if hasattr(self, "events_") else self.event_model()
         X = validate_rows(self, X, missing=self.missing)
         proba = np.asarray(proba, dtype=np.float64)
@@ -141,11 +139,7 @@ class BinaryRelevance(AdditiveLabelNB):
         if not np.all(np.isfinite(proba)) or proba.min(initial=0.0) < 0 or proba.max(initial=0) > 1:
             raise ValueError("proba must hold probabilities (finite, in [0, 1])")
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
-        features = GroupStats.from_data(
-            prepared, proba, weight, second_moments=events.second_moments
-        )
-        return NamedStats(features=features, labels=None)
+        return self._named_statistics(events, X, proba, weight)  # proba as the label grouping
 
     # ---- generic path -----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
