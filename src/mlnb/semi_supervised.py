@@ -47,6 +47,7 @@ from sklearn.utils.validation import (
 )
 
 from .base import is_additive, validate_rows
+from .events.categorical import log_normalise
 from .naive_bayes import MultinomialNB
 
 __all__ = ["DEFAULT_ALPHAS", "UNLABELLED", "WEIGHTS", "SemiSupervisedNB"]
@@ -97,7 +98,8 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     n_iter_ : int
         Fits of the final model: the labelled rows' plus one per EM iteration.
     log_likelihood_ : list of float
-        The data's log-likelihood after each iteration.
+        The data's log-likelihood after each iteration (classifiers); for binary
+        relevance, the mean change of the unlabelled rows' label probabilities.
     cv_results_ : dict or None
         Out-of-fold accuracy of every weight tried (``"tuned"``).
 
@@ -196,18 +198,15 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         self.classes_ = np.arange(y.shape[1]) if multi_label else np.unique(y[labelled])
         self.cv_results_ = None
+        if multi_label:  # the settings binary relevance chooses on the labelled rows
+            base = _settled(base, X[labelled], y[labelled], weight[labelled])
         lam = self.unlabelled_weight
         if lam == "tuned":
-            if multi_label:  # the settings binary relevance chooses on the labelled rows
-                bases = [_settled(base, X[labelled], y[labelled], weight[labelled])]
-            elif self.estimator is None:
+            bases = [base]
+            if self.estimator is None and not multi_label:
                 bases = [MultinomialNB(alpha=alpha) for alpha in DEFAULT_ALPHAS]
-            else:
-                bases = [base]
             base, lam = self._tuned(bases, X, y, labelled, weight)
         self.unlabelled_weight_ = float(lam)
-        if multi_label and self.unlabelled_weight != "tuned":
-            base = _settled(base, X[labelled], y[labelled], weight[labelled])
         fitted = _em(
             base,
             X[labelled],
@@ -321,31 +320,46 @@ def _em(
         )
         install = lambda stats: clone(base).from_statistics(stats, classes=classes)  # noqa: E731
     model = install(known)
-    history = []
     if lam == 0 or X_unlabelled.shape[0] == 0:
-        return model, history
-    proba = None
+        return model, []
+    iterate = _em_labels if multi_label else _em_classes
+    args = (X_labelled, y_labelled, X_unlabelled, w_labelled, lam * w_unlabelled, classes)
+    return iterate(model, install, known, *args, max_iter=max_iter, tol=tol)
+
+
+def _em_classes(model, install, known, X_l, y_l, X_u, w_l, w_u, classes, *, max_iter, tol):
+    """EM iterations of a classifier until the log-likelihood settles. The unlabelled rows
+    are scored once per iteration: their joint log-probabilities give the E-step's class
+    probabilities and the marginal of the log-likelihood."""
+    joint, history = model.predict_joint_log_proba(X_u), []
     for _ in range(int(max_iter)):
-        before, proba = proba, np.asarray(model.predict_proba(X_unlabelled))  # E-step
-        if multi_label:
-            if before is not None:
-                history.append(float(np.abs(proba - before).mean()))
-                if history[-1] <= tol:
-                    break
-            soft = model.soft_statistics(X_unlabelled, proba, sample_weight=lam * w_unlabelled)
-            model = install(known.copy().merge(soft))
-            continue
-        soft = model.soft_statistics(
-            X_unlabelled, proba, classes=classes, sample_weight=lam * w_unlabelled
-        )
+        proba = np.exp(log_normalise(joint))  # E-step: the model's predict_proba
+        soft = model.soft_statistics(X_u, proba, classes=classes, sample_weight=w_u)
         model = install(known.copy().merge(soft))
+        joint = model.predict_joint_log_proba(X_u)
+        labelled = model.predict_joint_log_proba(X_l)
+        column = np.searchsorted(model.classes_, y_l)
         history.append(
-            _log_likelihood(
-                model, X_labelled, y_labelled, X_unlabelled, w_labelled, lam * w_unlabelled
-            )
+            float(w_l @ labelled[np.arange(len(column)), column])
+            + float(w_u @ np.logaddexp.reduce(joint, axis=1))
         )
         if len(history) > 1 and abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
             break
+    return model, history
+
+
+def _em_labels(model, install, known, X_l, y_l, X_u, w_l, w_u, classes, *, max_iter, tol):
+    """EM iterations of binary relevance until the unlabelled rows' label probabilities
+    change by at most ``tol`` on average."""
+    history, proba = [], None
+    for _ in range(int(max_iter)):
+        before, proba = proba, np.asarray(model.predict_proba(X_u))  # E-step
+        if before is not None:
+            history.append(float(np.abs(proba - before).mean()))
+            if history[-1] <= tol:
+                break
+        soft = model.soft_statistics(X_u, proba, sample_weight=w_u)
+        model = install(known.copy().merge(soft))
     return model, history
 
 
@@ -382,12 +396,3 @@ def _settled(base, X, Y, weight):
     from .multilabel._resolution import with_chosen_settings
 
     return with_chosen_settings(base, clone(base).fit(X, Y, sample_weight=weight))
-
-
-def _log_likelihood(model, X_labelled, y_labelled, X_unlabelled, w_labelled, w_unlabelled):
-    """The labelled rows' joint log-likelihood plus the unlabelled rows' marginal, weighted."""
-    joint = model.predict_joint_log_proba(X_labelled)
-    column = np.searchsorted(model.classes_, y_labelled)
-    labelled = float(w_labelled @ joint[np.arange(len(column)), column])
-    marginal = np.logaddexp.reduce(model.predict_joint_log_proba(X_unlabelled), axis=1)
-    return labelled + float(w_unlabelled @ marginal)
