@@ -3,24 +3,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from ._data import loader_missing, xy
 from ._models import _prediction_data
-from ._options import data_dir_option, labels_option, model_file_value, part_option
+from ._options import data_dir_option, labels_option, model_file_argument, part_option
 from ._terminal import reported
 
 __all__ = ["explain"]
 
 
 @click.command()
-@click.argument(
-    "model",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    callback=model_file_value,
-)
+@model_file_argument
 @click.argument("data")
 @click.option("--row", "row", type=int, required=True, help="The row of DATA to explain (0 first).")
 @click.option(

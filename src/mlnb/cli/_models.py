@@ -25,6 +25,7 @@ from ._options import (
     data_dir_option,
     labels_option,
     missing_option,
+    model_file_argument,
     model_file_value,
     model_output_value,
     output_file_value,
@@ -315,11 +316,7 @@ def is_text_model(estimator):
 
 
 @click.command()
-@click.argument(
-    "model",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    callback=model_file_value,
-)
+@model_file_argument
 @click.argument("data")
 @click.option(
     "-o",

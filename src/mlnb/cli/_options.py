@@ -20,6 +20,7 @@ __all__ = [
     "method_names",
     "metrics_option",
     "missing_option",
+    "model_file_argument",
     "model_file_value",
     "model_output_value",
     "output_dir_value",
@@ -118,6 +119,13 @@ def output_dir_value(ctx, param, value):
     if problem is not None:
         raise Failure(f"--out {value}: {problem}")
     return value
+
+
+model_file_argument = click.argument(
+    "model",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    callback=model_file_value,
+)
 
 
 data_dir_option = click.option(
