@@ -51,11 +51,18 @@ Conventions
   A literal ``nan`` (any case, signed) in a numeric attribute is a missing value too, as in
   WEKA, whose missing value is NaN: it is treated exactly like ``?``. Infinite values
   (``inf``, ``Infinity``) are an error.
-- Missing labels: a ``?`` (or ``nan``) label is an error unless ``unknown_labels="allow"``
-  or ``missing="zero"`` (then negative). ``unknown_labels="allow"`` reads files whose label
-  values are all unknown, such as MEKA's prediction example ``Music_missing_classes.arff``:
-  the `Dataset` has the features and the label names, and ``Y`` is None. A file (or, with
-  `iter_arff`, a chunk) with some labels known and some unknown is an error.
+- Missing labels: a ``?`` (or ``nan``) label is an error unless ``unknown_labels`` is
+  ``"allow"`` or ``"cells"``, or ``missing="zero"`` (then negative). ``unknown_labels="allow"``
+  reads files whose label values are all unknown, such as MEKA's prediction example
+  ``Music_missing_classes.arff``: the `Dataset` has the features and the label names, and
+  ``Y`` is None. A file (or, with `iter_arff`, a chunk) with some labels known and some
+  unknown is then an error. ``unknown_labels="cells"`` reads training data with unknown
+  cells: each ``?`` label value is an unknown cell, and ``Y`` is a float64 matrix holding
+  NaN at those cells and 0/1 elsewhere (an entry omitted from a sparse row is the value 0, a
+  known negative), as the estimators that learn each label from the rows where it is known
+  take it; with ``label_threshold`` an unknown cell stays NaN. Without any unknown cell,
+  ``Y`` is the uint8 matrix of ``"error"``; with every cell unknown, ``Y`` is None as with
+  ``"allow"``.
 - Errors: malformed input raises `ArffError` (a ValueError) naming the file and, where
   there is one, the line: truncated or corrupt ``.gz``/``.bz2`` data, a directory or an
   empty file given as the ARFF path included. A file that does not exist raises
@@ -98,9 +105,10 @@ __all__ = [
 
 Missing = Literal["error", "nan", "zero"]
 _MISSING = ("error", "nan", "zero")
-# What `load_arff` does with a label value ``?`` (its ``unknown_labels`` parameter).
-UnknownLabels = Literal["error", "allow"]
-_UNKNOWN_LABELS = ("error", "allow")
+# What `load_arff` does with a label value ``?`` (its ``unknown_labels`` parameter): an
+# error, labels all unknown (Y=None), or unknown cells (NaN in a float64 Y).
+UnknownLabels = Literal["error", "allow", "cells"]
+_UNKNOWN_LABELS = ("error", "allow", "cells")
 # How `load_arff` turns a multi-instance bag into features (its ``bags`` parameter).
 Bags = Literal["mean_max", "concatenate"]
 _BAGS = ("mean_max", "concatenate")
@@ -728,7 +736,7 @@ class _Parser:
         """The value of a missing ``?`` (or ``nan``) entry of attribute i, or an error."""
         a = self.h.attributes[i]
         what = "'?'" if tok == "?" else f"{tok!r} (a missing value, as '?')"
-        if self.is_label[i] and self.unknown_labels == "allow":
+        if self.is_label[i] and self.unknown_labels in ("allow", "cells"):
             return np.nan  # unknown label: `_labels` gives Y=None if all are unknown
         if self.missing == "zero":
             return 0.0 if a.kind != "relational" else np.zeros(self.attr_width(i))
@@ -736,7 +744,8 @@ class _Parser:
             raise ArffError(
                 f"missing value {what} for label {a.name!r}; labels cannot be missing: pass "
                 "unknown_labels='allow' to load data whose labels are all unknown (Y=None, "
-                "for prediction), or missing='zero' to read them as 0",
+                "for prediction), unknown_labels='cells' to read them as unknown cells (NaN "
+                "in a float64 Y, for training), or missing='zero' to read them as 0",
                 path=self.path,
                 line=line,
             )
@@ -982,22 +991,32 @@ def _mixed_unknown_labels(path, line) -> ArffError:
     return ArffError(
         "label values are unknown ('?') in some rows or labels and known in others; "
         "unknown_labels='allow' reads files whose labels are all unknown (prediction data): "
-        "split the file into labelled and unlabelled rows, or pass missing='zero' to read "
-        "'?' labels as 0",
+        "for training data with unknown cells pass unknown_labels='cells' (Y of float64 "
+        "with NaN at the unknown cells), or split the file into labelled and unlabelled "
+        "rows, or pass missing='zero' to read '?' labels as 0",
         path=path,
         line=line,
     )
 
 
-def _labels(layout: _Layout, n: int, rows, j, raw, *, threshold, path, linenos):
+def _labels(layout: _Layout, n: int, rows, j, raw, *, threshold, path, linenos, cells=False):
     """Label matrix from entries (rows, j, raw); omitted entries hold code/value 0.
 
-    Unknown label values (NaN, from ``unknown_labels="allow"``) give None when all are.
+    Unknown label values (NaN, from ``unknown_labels="allow"`` or ``"cells"``) give None
+    when all are; with ``cells``, some give a float64 matrix holding NaN at them.
     """
     L = len(layout.label_names)
     unknown = np.isnan(raw)
     if unknown.any():
-        return _unknown_labels(L, n, rows, unknown, path=path, linenos=linenos)
+        if not cells:
+            return _unknown_labels(L, n, rows, unknown, path=path, linenos=linenos)
+        if np.all(np.bincount(rows[unknown], minlength=n) == L):
+            return None  # every cell of every row unknown: as unknown_labels="allow"
+        known = ~unknown
+        kw = {"threshold": threshold, "path": path, "linenos": linenos}
+        Y = _labels(layout, n, rows[known], j[known], raw[known], **kw).astype(np.float64)
+        Y[rows[unknown], j[unknown]] = np.nan
+        return Y
     base = layout.label_table[:, 0]  # value of an omitted entry (code 0, or numeric 0)
     vals = _label_values(layout, j, raw)
     if threshold is None:
@@ -1022,7 +1041,9 @@ def _labels(layout: _Layout, n: int, rows, j, raw, *, threshold, path, linenos):
     return Y
 
 
-def _assemble(block: _Block, layout: _Layout, *, sparse: bool, threshold, path, linenos):
+def _assemble(
+    block: _Block, layout: _Layout, *, sparse: bool, threshold, path, linenos, cells=False
+):
     n, d, L = block.n, len(layout.feature_names), len(layout.label_names)
     if block.dense is not None:
         M = block.dense
@@ -1043,7 +1064,7 @@ def _assemble(block: _Block, layout: _Layout, *, sparse: bool, threshold, path, 
         lab = layout.lab_map[block.cols]
         m = lab >= 0
         rows, j, raw = block.rows[m], lab[m], block.vals[m]
-    kw = {"threshold": threshold, "path": path, "linenos": linenos}
+    kw = {"threshold": threshold, "path": path, "linenos": linenos, "cells": cells}
     return X, _labels(layout, n, rows, j, raw, **kw)
 
 
@@ -1104,10 +1125,16 @@ def load_arff(
         which needs bags of equal size (see the module docstring).
     name : str, optional
         Data-set name; default the file name without extensions.
-    unknown_labels : {"error", "allow"}, default="error"
-        ``"allow"`` reads a file whose label values are all ``?`` (unknown: data to
-        predict, as MEKA's ``Music_missing_classes.arff``) into a `Dataset` with ``Y=None``
-        and the label names of the header; ``"error"`` raises an `ArffError` naming it.
+    unknown_labels : {"error", "allow", "cells"}, default="error"
+        What a label value ``?`` (or ``nan``) is. ``"error"``: an `ArffError` naming the
+        file and line. ``"allow"``: a file whose label values are all ``?`` (unknown: data
+        to predict, as MEKA's ``Music_missing_classes.arff``) gives a `Dataset` with
+        ``Y=None`` and the label names of the header; known and unknown labels mixed are
+        an error. ``"cells"``: each ``?`` is an unknown cell (training data whose labels
+        are partly unknown): ``Y`` is float64 with NaN at the unknown cells and 0/1
+        elsewhere (a sparse row's omitted entry is a known 0), as
+        ``BinaryRelevance().fit`` takes it; a file without ``?`` labels gives the uint8
+        ``Y`` of ``"error"``, one whose label values are all ``?`` gives ``Y=None``.
 
     Returns
     -------
@@ -1133,6 +1160,9 @@ def load_arff(
     >>> ds = load_arff(path, unknown_labels="allow")
     >>> ds.Y is None, ds.X.ravel().tolist(), ds.label_names
     (True, [0.5, 2.0], ['y'])
+    >>> _ = path.write_text(text + "?,0.5\n1,2\n0,3\n")
+    >>> load_arff(path, unknown_labels="cells").Y.ravel().tolist()
+    [nan, 1.0, 0.0]
     """
     _check_options(missing, bags=bags, unknown_labels=unknown_labels)
     reader = _Reader(path, labels, missing, bags, unknown_labels)
@@ -1140,7 +1170,7 @@ def load_arff(
     candidates = _id_candidates(parser)
     provisional = _Layout(parser, label_attrs, set())  # identifiers are known at the end
     columns: dict[int, list[np.ndarray]] = {i: [] for i in candidates}
-    X_parts, Y_parts, first_lines, n = [], [], [], 0
+    X_parts, Y_parts, first_lines, sizes, n = [], [], [], [], 0
     blocks = reader.matrices(provisional, sparse, label_threshold, max_bytes=_LOAD_BLOCK)
     for block, nums, X, Y in blocks:
         for i in candidates:
@@ -1148,6 +1178,7 @@ def load_arff(
         X_parts.append(X)
         Y_parts.append(Y)
         first_lines.append(nums[0])
+        sizes.append(block.n)
         n += block.n
     if not X_parts:  # no data rows: the shapes of an empty block
         empty = parser.parse([], [])
@@ -1162,7 +1193,7 @@ def load_arff(
         X = X[:, provisional.feat_map[np.flatnonzero(layout.feat_map >= 0)]]
     return Dataset(
         X=X,
-        Y=_stack_labels(Y_parts, first_lines, reader.path),
+        Y=_stack_labels(Y_parts, first_lines, reader.path, sizes, unknown_labels == "cells"),
         feature_names=layout.feature_names,
         label_names=layout.label_names,
         name=name or _stem(reader.path),
@@ -1181,14 +1212,34 @@ def _stack(parts: list) -> np.ndarray | sp.csr_matrix:
     return np.concatenate(parts)
 
 
-def _stack_labels(parts: list, first_lines: list[int], path) -> np.ndarray | None:
-    """Label blocks as one matrix; None when every block's labels are all unknown."""
+def _stack_labels(
+    parts: list, first_lines: list[int], path, sizes=None, cells=False
+) -> np.ndarray | None:
+    """Label blocks as one matrix; None when every block's labels are all unknown.
+
+    With ``cells`` (``unknown_labels="cells"``), blocks of uint8, of float64 with NaN and
+    None (labels all unknown; ``sizes`` gives each block's rows) stack as float64 with NaN
+    when one block has an unknown cell, and as uint8 when none has.
+    """
     unknown = [Y is None for Y in parts]
     if all(unknown):
         return None
+    if cells and (any(unknown) or any(Y.dtype != np.uint8 for Y in parts if Y is not None)):
+        L = next(Y.shape[1] for Y in parts if Y is not None)
+        return np.concatenate(
+            [
+                _unknown_cells(k, L) if Y is None else Y.astype(np.float64)
+                for Y, k in zip(parts, sizes, strict=True)
+            ]
+        )
     if any(unknown):  # known in some blocks, unknown in others: as within one block
         raise _mixed_unknown_labels(path, first_lines[unknown.index(not unknown[0])])
     return _stack(parts)
+
+
+def _unknown_cells(n: int, L: int) -> np.ndarray:
+    """The labels of n rows whose L label cells are all unknown (NaN), as float64."""
+    return np.full((n, L), np.nan)
 
 
 class _Reader:
@@ -1258,12 +1309,19 @@ class _Reader:
         """``(block, line numbers, X, Y)`` of every block of :meth:`data` (``bounds``: its
         ``max_rows``, ``max_bytes``), assembled by ``layout``; ``sparse=None`` follows the
         first data row."""
+        cells = self.parser.unknown_labels == "cells"
         for keep, nums in self.data(**bounds):
             if sparse is None:
                 sparse = keep[0][0] == "{"
             block = self.parser.parse(keep, nums)
             X, Y = _assemble(
-                block, layout, sparse=sparse, threshold=threshold, path=self.path, linenos=nums
+                block,
+                layout,
+                sparse=sparse,
+                threshold=threshold,
+                path=self.path,
+                linenos=nums,
+                cells=cells,
             )
             yield block, nums, X, Y
 
@@ -1326,7 +1384,10 @@ class ArffChunks:
         chunks = self._reader.matrices(
             self._layout, self.sparse, self.label_threshold, max_rows=self.chunk_size
         )
-        for _, _, X, Y in chunks:
+        cells = self._parser.unknown_labels == "cells"
+        for block, _, X, Y in chunks:
+            if Y is None and cells:  # a chunk of training data whose cells are all unknown
+                Y = _unknown_cells(block.n, len(self.label_names))
             yield X, Y
 
 
@@ -1346,7 +1407,12 @@ def iter_arff(
     Takes the options of `load_arff`; iterating yields ``(X_chunk, Y_chunk)`` pairs
     with at most ``chunk_size`` rows each, in file order, whose concatenation equals
     ``load_arff(path).X`` and ``.Y``. With ``unknown_labels="allow"``, ``Y_chunk`` is None
-    for a chunk whose label values are all unknown.
+    for a chunk whose label values are all unknown. With ``unknown_labels="cells"``,
+    ``Y_chunk`` is uint8 for a chunk without unknown cells and float64 with NaN at the
+    unknown cells otherwise, a chunk whose cells are all unknown included (all NaN; only
+    `load_arff` of a file whose cells are all unknown gives ``Y=None``): stacked (as
+    float64 when one holds NaN), the chunks give ``load_arff(path,
+    unknown_labels="cells").Y``.
 
     Examples
     --------

@@ -18,9 +18,12 @@ class Dataset:
     X : ndarray of shape (n, d) float64, or scipy.sparse CSR matrix
         Features. Sparse ARFF rows give CSR, dense rows a dense array. Nominal features
         hold the index of their value in the attribute's declaration (see ``categories``).
-    Y : ndarray of shape (n, L), uint8, or None
-        Label indicator matrix (0/1); None when the labels are unknown (data to predict,
-        read with ``load_arff(..., unknown_labels="allow")``).
+    Y : ndarray of shape (n, L), uint8 or float64, or None
+        Label indicator matrix (0/1, uint8); None when the labels are unknown (data to
+        predict, read with ``load_arff(..., unknown_labels="allow")``). Read with
+        ``unknown_labels="cells"``, data with unknown label cells has a float64 ``Y``
+        holding NaN at those cells (the estimators learn each label from the rows where it
+        is known; `describe` needs every cell known).
     feature_names, label_names : list of str
         Column names of ``X`` and ``Y``.
     name : str
@@ -105,13 +108,23 @@ class TrainTest(NamedTuple):
     test: Dataset
 
 
+def _has_unknown_cells(Y) -> bool:
+    """Whether a label matrix holds unknown cells (NaN, from ``unknown_labels="cells"``)."""
+    return Y is not None and Y.dtype.kind == "f" and bool(np.isnan(Y).any())
+
+
 def concatenate(parts: list[Dataset], *, name: str) -> Dataset:
-    """Stack data sets with the same columns row-wise (e.g. a train and a test file)."""
+    """Stack data sets with the same columns row-wise (e.g. a train and a test file).
+
+    Parts with unknown label cells (NaN) stack as float64 with NaN; beside them, a part
+    whose labels are all unknown (Y=None) counts as all NaN.
+    """
     first = parts[0]
+    cells = any(_has_unknown_cells(p.Y) for p in parts)
     for p in parts[1:]:
         if p.feature_names != first.feature_names or p.label_names != first.label_names:
             raise ValueError(f"cannot concatenate {p.name!r} to {first.name!r}: columns differ")
-        if (p.Y is None) != (first.Y is None):
+        if (p.Y is None) != (first.Y is None) and not cells:
             raise ValueError(
                 f"cannot concatenate {p.name!r} to {first.name!r}: one has unknown labels (Y=None)"
             )
@@ -119,5 +132,10 @@ def concatenate(parts: list[Dataset], *, name: str) -> Dataset:
         X = sp.vstack([sp.csr_matrix(p.X) for p in parts], format="csr")
     else:
         X = np.vstack([p.X for p in parts])
-    Y = None if first.Y is None else np.vstack([p.Y for p in parts])
+    if cells:
+        Y = np.vstack(
+            [np.full((p.n_samples, p.n_labels), np.nan) if p.Y is None else p.Y for p in parts]
+        ).astype(np.float64, copy=False)
+    else:
+        Y = None if first.Y is None else np.vstack([p.Y for p in parts])
     return replace(first, X=X, Y=Y, name=name)

@@ -26,12 +26,14 @@ class LabelStats:
     n_labelsets: int
     n_empty_labels: int
     n_empty_rows: int
+    n_unknown_cells: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def _indicator(Y) -> sp.csr_matrix:
+def _indicator(Y):
+    """``(positive cells as CSR, unknown cells per label or None)``."""
     if not sp.issparse(Y):
         Y = np.asarray(Y)
         if Y.ndim != 2:
@@ -39,9 +41,15 @@ def _indicator(Y) -> sp.csr_matrix:
     Y = sp.csr_matrix(Y)
     Y = Y.copy()
     Y.eliminate_zeros()
+    unknown = None
+    if Y.dtype.kind == "f" and np.isnan(Y.data).any():
+        missing = np.isnan(Y.data)
+        unknown = np.bincount(Y.indices[missing], minlength=Y.shape[1])
+        Y.data[missing] = 0.0
+        Y.eliminate_zeros()
     if Y.nnz and not np.all(Y.data == 1):
-        raise ValueError("Y: expected a 0/1 label indicator matrix")
-    return Y
+        raise ValueError("Y: expected a 0/1 label indicator matrix (NaN: an unknown cell)")
+    return Y, unknown
 
 
 def describe(data) -> LabelStats:
@@ -61,6 +69,10 @@ def describe(data) -> LabelStats:
         imbalance in multilabel classification", eq. 1-2); labels that never occur have
         an infinite ratio and are left out of the mean (``n_empty_labels`` counts them);
         ``n_labelsets`` the number of distinct label combinations (the empty set included).
+        With unknown cells (NaN, ``n_unknown_cells``), each label's frequency is taken over
+        the rows where it is known: LD is the share of positive known cells, LC = LD x L,
+        and the label counts of avIR are the frequencies times n; label sets and empty
+        rows count the known positives.
 
     Examples
     --------
@@ -78,13 +90,18 @@ def describe(data) -> LabelStats:
         X, Y = data
     else:
         Y = data
-    Y = _indicator(Y)
+    Y, unknown = _indicator(Y)
     n, L = Y.shape
     if n == 0 or L == 0:
         raise ValueError(f"Y: expected at least one row and one label, got shape {Y.shape}")
     counts = np.asarray(Y.sum(axis=0)).ravel()
     per_row = np.diff(Y.indptr)
     lc = float(per_row.mean())
+    if unknown is not None:
+        known = n - unknown
+        lc = float(counts.sum() / known.sum() * L) if known.sum() else float("nan")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            counts = np.where(known > 0, counts / known * n, 0.0)
     present = counts > 0
     ir = counts.max() / counts[present] if present.any() else np.array([np.nan])
     rows = {tuple(Y.indices[Y.indptr[i] : Y.indptr[i + 1]].tolist()) for i in range(n)}
@@ -99,4 +116,5 @@ def describe(data) -> LabelStats:
         n_labelsets=len(rows),
         n_empty_labels=int((~present).sum()),
         n_empty_rows=int((per_row == 0).sum()),
+        n_unknown_cells=0 if unknown is None else int(unknown.sum()),
     )

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._arff import Bags, Missing, check_bags, load_arff
+from ._arff import Bags, Missing, UnknownLabels, check_bags, load_arff
 from ._cache import cached
 from ._dataset import Dataset, TrainTest, concatenate
 from ._describe import LabelStats, describe
@@ -335,6 +335,7 @@ def load_dataset(
     bags: Bags = "mean_max",
     missing: Missing = "error",
     labels=None,
+    unknown_labels: UnknownLabels = "error",
 ):
     """Load a benchmark data set by its MANIFEST name (``"emotions"``, ...), or a data file.
 
@@ -365,6 +366,10 @@ def load_dataset(
         the first N columns, N < 0 the last ``|N|``) or names (a list, or one string
         separated by commas); default the Mulan XML file beside it, or an ARFF file's
         ``-C N``. See `load_table` for CSV and Parquet.
+    unknown_labels : {"error", "allow", "cells"}, default="error"
+        Passed to `load_arff` and `load_table`: what an unknown label value (``?``, an
+        empty cell) is: an error, labels all unknown (``Y=None``, data to predict), or an
+        unknown cell (``"cells"``: ``Y`` float64 with NaN at those cells).
 
     Returns
     -------
@@ -374,7 +379,12 @@ def load_dataset(
         raise ValueError(f"split: expected one of {_SPLITS}, got {split!r}")
     check_bags(bags)
     if _is_file(name):
-        options = {"labels": labels, "missing": missing, "sparse": sparse}
+        options = {
+            "labels": labels,
+            "missing": missing,
+            "sparse": sparse,
+            "unknown_labels": unknown_labels,
+        }
         if split in (None, "full"):
             return load_file(name, **options)
         pair = load_file_pair(name, **options)
@@ -394,7 +404,13 @@ def load_dataset(
 
     def load(file: str, part: str) -> Dataset:
         return load_arff(
-            folder / file, name=part, sparse=sparse, bags=bags, missing=missing, **entry.options
+            folder / file,
+            name=part,
+            sparse=sparse,
+            bags=bags,
+            missing=missing,
+            unknown_labels=unknown_labels,
+            **entry.options,
         )
 
     if entry.train is not None:

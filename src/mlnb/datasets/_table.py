@@ -17,7 +17,11 @@ Missing values: empty cells, pandas' NA strings and ``?`` (ARFF's mark). ``missi
 `load_arff`: ``"error"`` (default) names the file, the column and the line; ``"nan"``
 stores NaN (a nominal one too); ``"zero"`` stores 0. Labels are 0/1 (numbers, booleans, or
 the strings ``0``/``1``); label cells that are all empty are unknown labels (rows to
-predict), read as ``Y=None`` with ``unknown_labels="allow"``.
+predict), read as ``Y=None`` with ``unknown_labels="allow"``. ``unknown_labels="cells"``
+reads training data whose labels are partly unknown, as `load_arff` does: an empty label
+cell is an unknown cell, and ``Y`` is float64 with NaN at those cells and 0/1 elsewhere
+(uint8, as with ``"error"``, when no cell is empty; None, as with ``"allow"``, when all
+are).
 """
 
 from __future__ import annotations
@@ -29,7 +33,14 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ._arff import ArffError, Missing, UnknownLabels, find_label_xml, xml_label_names
+from ._arff import (
+    _UNKNOWN_LABELS,
+    ArffError,
+    Missing,
+    UnknownLabels,
+    find_label_xml,
+    xml_label_names,
+)
 from ._dataset import Dataset
 
 __all__ = ["TABLE_SUFFIXES", "from_dataframe", "label_columns", "load_table"]
@@ -151,39 +162,49 @@ def _feature(series, name, missing, where, line_of):
 
 
 def _label_matrix(frame, names, where, line_of, unknown_labels):
-    """The 0/1 label matrix of the label columns; None when every cell is empty."""
+    """The 0/1 label matrix of the label columns; None when every cell is empty.
+
+    With ``unknown_labels="cells"`` and some cells empty: float64 with NaN at them.
+    """
     pd = _pandas()
     if not names:
         return None
     known = frame[names].notna().to_numpy()
     if not known.any():
-        if unknown_labels == "allow":
+        if unknown_labels in ("allow", "cells"):
             return None
         raise ValueError(
             f"{where}: every label value is missing (rows to predict); pass "
             "unknown_labels='allow' to read them without labels"
         )
-    if not known.all():
+    if not known.all() and unknown_labels != "cells":
         row, col = np.argwhere(~known)[0]
         raise ValueError(
             f"{where}, {line_of(int(row))}: missing value in label column {names[col]!r} "
-            "while other labels are known; labels must be all known or all missing"
+            "while other labels are known; labels must be all known or all missing, or "
+            "pass unknown_labels='cells' to read empty label cells as unknown cells (NaN in "
+            "a float64 Y, for training)"
         )
-    Y = np.empty((len(frame), len(names)), dtype=np.uint8)
+    Y = np.zeros((len(frame), len(names)), dtype=np.uint8)
     for j, name in enumerate(names):
-        column = frame[name]
+        rows = np.flatnonzero(known[:, j])
+        column = frame[name].iloc[rows]
         if pd.api.types.is_bool_dtype(column.dtype):
-            Y[:, j] = column.to_numpy(dtype=np.uint8)
+            Y[rows, j] = column.to_numpy(dtype=np.uint8)
             continue
         text = column.astype(str).str.strip().to_numpy()
         numbers = pd.to_numeric(pd.Series(text), errors="coerce").to_numpy(dtype=np.float64)
         bad = np.flatnonzero(~np.isin(numbers, (0.0, 1.0)))
         if bad.size:
             raise ValueError(
-                f"{where}, {line_of(int(bad[0]))}: label column {name!r} holds "
+                f"{where}, {line_of(int(rows[bad[0]]))}: label column {name!r} holds "
                 f"{text[bad[0]]!r}; label values must be 0 or 1"
             )
-        Y[:, j] = numbers.astype(np.uint8)
+        Y[rows, j] = numbers.astype(np.uint8)
+    if known.all():
+        return Y
+    Y = Y.astype(np.float64)
+    Y[~known] = np.nan
     return Y
 
 
@@ -210,8 +231,10 @@ def from_dataframe(
         True: ``X`` as a CSR matrix; otherwise dense.
     name : str, default=""
         The data set's name.
-    unknown_labels : {"error", "allow"}, default="error"
-        ``"allow"``: label columns whose cells are all empty give ``Y=None``.
+    unknown_labels : {"error", "allow", "cells"}, default="error"
+        ``"allow"``: label columns whose cells are all empty give ``Y=None``. ``"cells"``:
+        an empty label cell is an unknown cell, ``Y`` float64 with NaN there (uint8 when
+        no cell is empty, None when all are); ``"error"``: empty label cells are an error.
 
     Returns
     -------
@@ -247,8 +270,10 @@ def _dataset(frame, labels, missing, sparse, name, unknown_labels, where, line_o
     """`from_dataframe`, with ``where`` and ``line_of(i)`` naming the data and row i in errors."""
     if missing not in _MISSING:
         raise ValueError(f"missing: expected one of {_MISSING}, got {missing!r}")
-    if unknown_labels not in ("error", "allow"):
-        raise ValueError(f"unknown_labels: expected 'error' or 'allow', got {unknown_labels!r}")
+    if unknown_labels not in _UNKNOWN_LABELS:
+        raise ValueError(
+            f"unknown_labels: expected one of {_UNKNOWN_LABELS}, got {unknown_labels!r}"
+        )
     columns = [str(c) for c in frame.columns]
     if len(set(columns)) != len(columns):
         twice = next(c for i, c in enumerate(columns) if c in columns[:i])
@@ -270,7 +295,7 @@ def _dataset(frame, labels, missing, sparse, name, unknown_labels, where, line_o
         if values is not None:
             categories[column] = values
     Y = _label_matrix(frame, label_names, where, line_of, unknown_labels)
-    if not label_names and unknown_labels != "allow":
+    if not label_names and unknown_labels == "error":
         raise ValueError(f"{where}: labels=0 leaves no label column; the data cannot be learnt")
     return Dataset(
         X=sp.csr_matrix(X) if sparse else X,
