@@ -138,8 +138,8 @@ class TestValidation:
             M.f1_score(np.eye(2), 2 * np.eye(2))
         with pytest.raises(ValueError, match="Y_true must contain only 0 and 1"):
             M.f1_score(sp.csr_matrix(2 * np.eye(2)), np.eye(2))
-        with pytest.raises(ValueError, match="only 0 and 1"):
-            M.f1_score(np.full((2, 2), np.nan), np.eye(2))
+        with pytest.raises(ValueError, match="Y_pred must contain only 0 and 1"):
+            M.f1_score(np.eye(2), np.full((2, 2), np.nan))  # (in Y_true: unknown cells)
 
     def test_empty(self):
         with pytest.raises(ValueError, match="non-empty"):

@@ -38,7 +38,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["is_label_lists", "label_matrix", "to_label_lists"]
+__all__ = ["is_label_lists", "label_matrix", "split_unknown", "to_label_lists"]
 
 #: The containers a row of tags may be (a string is a tag, never a row of letters).
 _ROW_TYPES = (list, tuple, set, frozenset, np.ndarray)
@@ -169,6 +169,51 @@ def to_label_lists(Y, names=None):
     Y.sort_indices()
     bounds = zip(Y.indptr[:-1], Y.indptr[1:], strict=True)
     return [names[Y.indices[start:stop]].tolist() for start, stop in bounds]
+
+
+def split_unknown(Y):
+    """A checked label matrix with unknown cells, as ``(known labels, unknown cells)``.
+
+    Estimators that learn each label from the rows where it is known (binary relevance)
+    take ``Y`` with unknown cells: NaN in a dense float matrix or DataFrame, a masked
+    array's masked cells, None or ``pandas.NA`` in a matrix of objects, or NaN stored in a
+    sparse matrix. Their validation turns every form into one: a CSR matrix of float64
+    holding 1 at the positive cells and NaN at the unknown ones.
+
+    Parameters
+    ----------
+    Y : CSR matrix of shape (n_samples, n_labels)
+        1 (positive), NaN (unknown) or not stored (negative).
+
+    Returns
+    -------
+    labels : CSR matrix
+        The positive cells (1), every other cell 0: unknown cells taken out.
+    unknown : CSR matrix or None
+        1 at every unknown cell; None when every cell is known.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> Y = sp.csr_matrix(np.array([[1.0, np.nan], [0.0, 1.0]]))
+    >>> labels, unknown = split_unknown(Y)
+    >>> labels.toarray()
+    array([[1., 0.],
+           [0., 1.]])
+    >>> unknown.toarray()
+    array([[0., 1.],
+           [0., 0.]])
+    """
+    Y = sp.csr_matrix(Y)
+    missing = np.isnan(Y.data)
+    if not missing.any():
+        return Y, None
+    labels, unknown = Y.copy(), Y.copy()
+    labels.data = np.where(missing, 0.0, labels.data)
+    unknown.data = missing.astype(np.float64)
+    labels.eliminate_zeros()
+    unknown.eliminate_zeros()
+    return labels, unknown
 
 
 def _is_frame(Y):

@@ -1001,12 +1001,24 @@ class GroupStats:
             observed, total = observed[:, columns], total[columns]
         return {"observed": take(observed), "total_observed": take(total)}
 
-    def complement(self) -> GroupStats:
+    def complement(self, excluded: GroupStats | None = None) -> GroupStats:
         """Statistics of the rows *outside* each group: total minus group.
 
         For a label-indicator grouping this gives every label's negative class at once
         (binary relevance). Second moments follow from Chan's update solved for the rest.
+        ``excluded``: statistics of the same rows grouped otherwise, whose group i is also
+        taken out of group i's rest (the rows whose label is unknown: the rest is then
+        the rows known not to hold it); the totals stay this object's.
         """
+        rest = self._complement()
+        if excluded is None:
+            return rest
+        totals = (rest.total_count, rest.total_sums, rest.total_m2, rest.total_observed)
+        rest = rest.subtract(excluded.padded(self.n_groups))
+        rest.total_count, rest.total_sums, rest.total_m2, rest.total_observed = totals
+        return rest
+
+    def _complement(self) -> GroupStats:
         observed = {}
         if self.has_missing:
             rest_observed = np.maximum(self.total_observed[None, :] - self.observed, 0.0)
@@ -1168,6 +1180,13 @@ class GroupStats:
             **observed,
         )
 
+    def empty_like(self) -> GroupStats:
+        """Statistics of no row, with this object's groups, features and kinds."""
+        new = GroupStats(self.n_groups, self.n_features, second_moments=self.second_moments)
+        if self.compact:
+            new.sums = sp.csr_matrix((self.n_groups, self.n_features))
+        return new
+
     def padded(self, n_groups: int) -> GroupStats:
         """These statistics, or a copy with empty groups appended up to ``n_groups``."""
         return self if self.n_groups >= n_groups else self.add_groups(n_groups - self.n_groups)
@@ -1234,6 +1253,11 @@ class NamedStats:
     array([2., 1.])
     """
 
+    #: Parts that may be None in one operand and kept in the other: None means no row is
+    #: in any of their groups (``unknown``: the rows of each label whose label is unknown,
+    #: None where every cell was known), and they are added or subtracted as empty.
+    EMPTY_WHEN_NONE = frozenset({"unknown"})
+
     def __init__(self, **parts):
         self.parts = parts
 
@@ -1255,9 +1279,13 @@ class NamedStats:
         for name, mine in self.parts.items():
             theirs = other.parts[name]
             if mine is None or theirs is None:
-                if (mine is None) != (theirs is None):
+                if mine is None and theirs is None:
+                    continue
+                if name not in self.EMPTY_WHEN_NONE:
                     raise ValueError(f"the statistics {name!r} are kept by one operand only")
-                continue
+                if theirs is None:
+                    continue
+                mine = theirs.empty_like()
             n_groups = max(mine.n_groups, theirs.n_groups)
             mine, theirs = (stats.padded(n_groups) for stats in (mine, theirs))
             self.parts[name] = operation(mine, theirs)

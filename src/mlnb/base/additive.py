@@ -212,7 +212,8 @@ class FoldStatistics:
             self._targets = self.index
         else:
             self.classes = None
-            self._targets = check_label_matrix(y, sparse=True)
+            # unknown cells kept (NaN): the estimator's batch_statistics learns or refuses them
+            self._targets = check_label_matrix(y, sparse=True, unknown=True)
         weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
         self.parts = [self.statistics(X, test, weight) for test in self.folds]
         total = self.parts[0].copy(deep=False)

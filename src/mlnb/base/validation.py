@@ -195,11 +195,14 @@ def coded_frame(estimator, X, reset, missing):
     return pd.DataFrame(values, columns=X.columns, index=X.index)
 
 
-def check_label_matrix(Y, n_samples=None, *, n_labels=None, sparse=False):
+def check_label_matrix(Y, n_samples=None, *, n_labels=None, sparse=False, unknown=False):
     """An n x L 0/1 indicator matrix as float64: a dense array, or CSR with ``sparse=True``.
 
     Any integer, boolean or float dtype, dense or sparse, is accepted and gives the same
-    result (the values are checked, never cast modulo 256).
+    result (the values are checked, never cast modulo 256). ``unknown=True`` accepts
+    unknown cells (NaN, masked, None or ``pandas.NA``; see
+    :func:`mlnb.labels.split_unknown`) and keeps them as NaN; otherwise they are refused
+    with the names of the estimators that learn from the known cells.
     """
     if Y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
@@ -209,18 +212,23 @@ def check_label_matrix(Y, n_samples=None, *, n_labels=None, sparse=False):
             "lists with mlnb.labels.label_matrix(Y), or fit a multi-label estimator, which "
             "takes them as they are"
         )
-    Y = sp.csr_matrix(Y) if sp.issparse(Y) else np.asarray(Y)
+    Y = _with_unknown_as_nan(Y)
     if Y.ndim != 2:
         raise ValueError(
             f"Y must be a 2-D label-indicator matrix (n_samples x n_labels); got shape {Y.shape}"
         )
-    if Y.dtype == object and any(value is None for value in Y.ravel()):
-        raise ValueError("y (the label matrix Y) holds None: every entry must be 0 or 1")
     if Y.dtype.kind not in "biuf":
         raise ValueError(f"Y must hold 0/1 numbers; got dtype {Y.dtype}")
     values = Y.data if sp.issparse(Y) else Y
     if values.size and (values.min() < 0 or values.max() > 1 or Y.dtype.kind == "f"):
         bad = (values != 0) & (values != 1)
+        n_unknown = int(np.count_nonzero(np.isnan(values))) if Y.dtype.kind == "f" else 0
+        if n_unknown and not unknown:
+            raise ValueError(
+                f"Y has {n_unknown} unknown cells (NaN, masked or None); this estimator "
+                f"needs every cell. {UNKNOWN_CELLS_NOTE}"
+            )
+        bad &= ~np.isnan(values) if n_unknown else True
         if np.any(bad):
             raise ValueError(f"Y must hold only 0 and 1; found {values[bad].flat[0]!r}")
     if n_samples is not None and Y.shape[0] != n_samples:
@@ -232,3 +240,42 @@ def check_label_matrix(Y, n_samples=None, *, n_labels=None, sparse=False):
     if sparse:
         return sp.csr_matrix(Y, dtype=np.float64)
     return Y.toarray().astype(np.float64) if sp.issparse(Y) else Y.astype(np.float64)
+
+
+#: Where unknown label cells are learnt from: said by every refusal of them.
+UNKNOWN_CELLS_NOTE = (
+    "BinaryRelevance (Naive Bayes path) learns each label from the rows where it is known; "
+    "or fill the unknown cells first"
+)
+
+
+def _with_unknown_as_nan(Y):
+    """Y as a numpy array or CSR matrix, its unknown cells (masked, None, pandas.NA) NaN."""
+    if sp.issparse(Y):
+        return sp.csr_matrix(Y)
+    if isinstance(Y, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(Y)
+        if mask.any():
+            if Y.dtype.kind not in "biuf":
+                raise ValueError(f"Y must hold 0/1 numbers; got dtype {Y.dtype}")
+            return np.where(mask, np.nan, np.ma.getdata(Y).astype(np.float64))
+        return np.ma.getdata(Y)
+    Y = np.asarray(Y)
+    if Y.dtype == object:
+        holes = np.array([_is_hole(value) for value in Y.ravel()], dtype=bool).reshape(Y.shape)
+        if holes.any():
+            filled = np.where(holes, np.nan, Y)
+            try:
+                return filled.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError("Y must hold 0/1 numbers (or unknown cells)") from None
+    return Y
+
+
+def _is_hole(value):
+    """Whether a cell of an object matrix is unknown: None, pandas.NA or a float NaN."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return value != value
+    return type(value).__name__ == "NAType"

@@ -69,8 +69,16 @@ class Complement(EventModel):
         return check_counts(X, caller, "complement")
 
     def estimate(self, stats):
+        return self._weights(stats, stats.total_sums[None, :])
+
+    def estimate_stacked(self, stats, totals, member):
+        """Each group's complement within its own model's rows (group ``member[g]`` of
+        ``totals``)."""
+        return self._weights(stats, np.asarray(totals.sums)[member])
+
+    def _weights(self, stats, total_sums):
         alpha = non_negative(self.alpha, "alpha", floor=_MIN_SMOOTHING)
-        complement = stats.total_sums[None, :] - stats.sums
+        complement = total_sums - stats.sums
         np.maximum(complement, 0.0, out=complement)  # rounding of total minus group
         complement += alpha
         logged = np.log(complement) - np.log(complement.sum(axis=1, keepdims=True))

@@ -430,13 +430,21 @@ class BayesianGaussian(EventModel):
         return check_range(X, caller)
 
     def estimate(self, stats):
+        return self._posterior(stats, stats.total_mean)
+
+    def estimate_stacked(self, stats, totals, member):
+        """Each group's prior mean (``mu=None``) over its own model's rows (group
+        ``member[g]`` of ``totals``)."""
+        return self._posterior(stats, totals.mean[member])
+
+    def _posterior(self, stats, total_mean):
         lam = non_negative(self.lam, "lam")
         a = non_negative(self.a, "a")
         b = non_negative(self.b, "b")
         if np.any(lam <= 0) or np.any(a <= 0) or np.any(b <= 0):
             raise ValueError("lam, a and b of the Normal-Gamma prior must be > 0")
         if self.mu is None:
-            mu = stats.total_mean
+            mu = total_mean
         else:
             mu = np.asarray(self.mu, dtype=float)
             if not np.all(np.isfinite(mu)):

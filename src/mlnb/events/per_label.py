@@ -151,6 +151,21 @@ class PerLabel(EventModel):
                 blocks.append((model, groups, model.estimate(stats.select_groups(groups))))
         return PerLabelParameters(blocks, int(stats.n_groups))
 
+    def estimate_stacked(self, stats, totals, member):
+        """As :meth:`estimate`, each member's groups with their own models' totals; None if
+        a member used has no stacked form."""
+        members, choice = self._members(), self._choice(stats.n_groups)
+        member = np.asarray(member)
+        blocks = []
+        for index, model in enumerate(members):
+            groups = np.flatnonzero(choice == index)
+            if groups.size:
+                block = model.estimate_stacked(stats.select_groups(groups), totals, member[groups])
+                if block is None:
+                    return None
+                blocks.append((model, groups, block))
+        return PerLabelParameters(blocks, int(stats.n_groups))
+
     def score(self, params, X):
         out = np.empty((X.shape[0], params.n_groups))
         for model, groups, block in params.blocks:

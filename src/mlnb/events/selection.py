@@ -168,6 +168,13 @@ class ChiSquaredSelection(EventModel):
             self._inner().estimate(stats), np.asarray(sums), np.asarray(stats.count)
         )
 
+    def estimate_stacked(self, stats, totals, member):
+        inner = self._inner().estimate_stacked(stats, totals, member)
+        if inner is None:
+            return None
+        sums = stats.sums.toarray() if hasattr(stats.sums, "toarray") else stats.sums
+        return SelectedParameters(inner, np.asarray(sums), np.asarray(stats.count))
+
     def selected(self, params_a, params_b):
         """Each group's mask of kept features (n_groups x n_features) against the other."""
         statistic = chi_squared(params_a.sums, params_a.count, params_b.sums, params_b.count)

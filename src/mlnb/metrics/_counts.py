@@ -20,7 +20,14 @@ import scipy.sparse as sp
 
 from ._registry import register_metric
 
-__all__ = ["check_indicators", "counts", "exact_match", "safe_ratio", "set_score"]
+__all__ = [
+    "check_indicators",
+    "counts",
+    "exact_match",
+    "safe_ratio",
+    "set_score",
+    "unknown_cells",
+]
 
 SET_KINDS = ("f1", "jaccard", "precision", "recall")
 SET_AVERAGES = ("micro", "macro", "samples", "weighted")
@@ -58,8 +65,14 @@ def check_indicators(Y_true, Y_pred):
     """Validate two n x L indicator matrices of any integer, boolean or sparse type.
 
     Returns both as boolean ndarrays, or both as boolean CSR arrays when either input is
-    sparse (the dense one is converted; sparse is never densified).
+    sparse (the dense one is converted; sparse is never densified). Unknown cells of
+    ``Y_true`` (NaN, stored NaN of a sparse matrix, masked cells) are skipped: they are
+    made false in both, so that no count (true or false positive, false negative) holds
+    them; see :func:`unknown_cells`.
     """
+    unknown = unknown_cells(Y_true)
+    if unknown is not None:
+        Y_true = _known_part(Y_true)
     Y_true = _as_indicator(Y_true, "Y_true")
     Y_pred = _as_indicator(Y_pred, "Y_pred")
     if Y_true.shape != Y_pred.shape:
@@ -70,7 +83,54 @@ def check_indicators(Y_true, Y_pred):
         raise ValueError(f"Y_true and Y_pred must be non-empty, got shape {Y_true.shape}.")
     if sp.issparse(Y_true) != sp.issparse(Y_pred):
         Y_true, Y_pred = sp.csr_array(Y_true), sp.csr_array(Y_pred)
+    if unknown is not None:
+        if sp.issparse(Y_pred):
+            dropped = Y_pred.astype(np.int8) - Y_pred.multiply(sp.csr_array(unknown))
+            Y_pred = sp.csr_array(dropped.astype(bool))
+            Y_pred.eliminate_zeros()
+        else:
+            Y_pred = Y_pred & ~np.asarray(unknown.toarray() if sp.issparse(unknown) else unknown)
     return Y_true, Y_pred
+
+
+def unknown_cells(Y_true):
+    """The unknown cells of a true label matrix, or None if every cell is known.
+
+    NaN in a float array, NaN stored in a sparse matrix, or the masked cells of a numpy
+    masked array (the forms the estimators that learn from known cells take). Returns a
+    boolean ndarray (dense input) or a boolean CSR array (sparse input).
+    """
+    if isinstance(Y_true, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(Y_true)
+        data = np.ma.getdata(Y_true)
+        if data.dtype.kind == "f":
+            mask = mask | np.isnan(data)
+        return mask if mask.any() else None
+    if sp.issparse(Y_true):
+        Y_true = sp.csr_array(Y_true)
+        if Y_true.dtype.kind != "f" or not np.isnan(Y_true.data).any():
+            return None
+        mask = Y_true.copy()
+        mask.data = np.isnan(mask.data)
+        mask.eliminate_zeros()
+        return mask.astype(bool)
+    Y_true = np.asarray(Y_true)
+    if Y_true.dtype.kind != "f":
+        return None
+    mask = np.isnan(Y_true)
+    return mask if mask.any() else None
+
+
+def _known_part(Y_true):
+    """Y_true with its unknown cells 0."""
+    if isinstance(Y_true, np.ma.MaskedArray):
+        return np.nan_to_num(np.ma.filled(Y_true.astype(np.float64), 0.0), nan=0.0)
+    if sp.issparse(Y_true):
+        Y_true = sp.csr_array(Y_true, copy=True)
+        Y_true.data = np.nan_to_num(Y_true.data, nan=0.0)
+        Y_true.eliminate_zeros()
+        return Y_true
+    return np.nan_to_num(np.asarray(Y_true), nan=0.0)
 
 
 def counts(Y_true, Y_pred, axis):

@@ -11,6 +11,11 @@ with ``tp`` true positives, ``n_true`` true and ``n_pred`` predicted labels: pre
 ``average`` selects the group: ``"samples"`` (example-based: mean over instances),
 ``"macro"`` (mean over labels), ``"micro"`` (ratio of the counts summed over all cells)
 or ``None`` (the per-label values, an array of length L).
+
+*Unknown cells.* A true label matrix may hold unknown cells (NaN, or masked; what
+binary relevance learns around): every criterion here skips them, counting each row and
+label over its known cells only (an instance or label with no known cell is then an empty
+truth against an empty prediction).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from functools import partial
 
 import numpy as np
 
-from ._counts import check_indicators, counts, safe_ratio
+from ._counts import check_indicators, counts, safe_ratio, unknown_cells
 from ._registry import one_minus, register_metric
 
 __all__ = [
@@ -76,12 +81,15 @@ def hamming_loss(Y_true, Y_pred):
     Returns
     -------
     float
-        ``(FP + FN) / (n L)``; never 0/0.
+        ``(FP + FN) / (n L)``, over the known cells when ``Y_true`` has unknown ones (NaN
+        or masked: skipped, as by every set-based criterion); 0 if none is known.
     """
+    unknown = unknown_cells(Y_true)
     Y_true, Y_pred = check_indicators(Y_true, Y_pred)
     tp, n_true, n_pred = counts(Y_true, Y_pred, None)
     n, n_labels = Y_true.shape
-    return float((n_true + n_pred - 2 * tp) / (n * n_labels))
+    known = n * n_labels - (0 if unknown is None else int(unknown.sum()))
+    return float((n_true + n_pred - 2 * tp) / known) if known else 0.0
 
 
 def zero_one_loss(Y_true, Y_pred):

@@ -37,7 +37,7 @@ from ..base.validation import COUNT, MISSING_OPTIONS, SHARE, check_label_matrix,
 from ..decision_rules import RULES, FittedRule, Threshold, rule_name
 from ..events import EventModel, bind_missing
 from ..events.auto import TUNED, Auto, estimator_events, is_tuned
-from ..labels import label_matrix
+from ..labels import label_matrix, split_unknown
 from ..metrics import set_scorer
 from ..stats import NamedStats
 from . import _online_rows
@@ -49,6 +49,7 @@ from ._label_model import (
     label_log_odds,
     label_statistics,
     log_prior_odds,
+    unknown_statistics,
 )
 from ._labels import binary_classes
 from ._resolution import (
@@ -295,6 +296,10 @@ class MultiLabelNB(MultiLabelEstimator):
 
     _uses_label_pairs = False
     _parameter_constraints = NB_CONSTRAINTS
+    #: Whether ``Y`` may have unknown cells (:func:`mlnb.labels.split_unknown`): each
+    #: label's statistics then hold only the rows where it is known (binary relevance,
+    #: whose labels are separate problems); the others refuse them.
+    _learns_unknown_cells = False
 
     #: The statistics a row adds to, and what ``_install`` derives from them, which the
     #: fast path of ``partial_fit`` on a few rows drops (:mod:`._online_rows`) and the
@@ -305,7 +310,13 @@ class MultiLabelNB(MultiLabelEstimator):
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit from scratch on X (n x d) and the label-indicator matrix Y (n x L)."""
-        for attribute in ("feature_stats_", "label_stats_", "n_labels_", "label_terms_"):
+        for attribute in (
+            "feature_stats_",
+            "label_stats_",
+            "unknown_stats_",
+            "n_labels_",
+            "label_terms_",
+        ):
             self.__dict__.pop(attribute, None)
         return self.partial_fit(X, y, sample_weight=sample_weight)
 
@@ -324,38 +335,61 @@ class MultiLabelNB(MultiLabelEstimator):
         self._validate_params()
         first_call = not hasattr(self, "feature_stats_")
         X = self._validate_X(X, reset=first_call)
-        Y = check_label_matrix(Y, X.shape[0], sparse=True)
+        Y = self._check_labels(Y, X.shape[0])
         new_labels = 0 if first_call else count_new_labels(self, Y.shape[1])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         events = self.event_model(X if first_call else None)
-        features, labels = self._statistics(events, X, Y, weight)
+        stats = self._named_statistics(events, X, Y, weight)
         if not first_call:
-            known_features, known_labels = self._statistics_with_new_labels(new_labels)
-            features = known_features.merge(features)
-            if labels is not None:
-                labels = known_labels.merge(labels)
-        self._install(features, labels, events)
+            stats = self._statistics_with_new_labels(new_labels).merge(stats)
+        self._install(stats["features"], stats["labels"], events, unknown=stats["unknown"])
         _online_rows.own(self)  # new statistics, made under checked hyper-parameters
         return self
 
+    def _unknown_statistics(self):
+        """``unknown_stats_``: the statistics of each label's rows where it is unknown; None
+        if every cell was known (and in models fitted or saved before they were kept)."""
+        return vars(self).get("unknown_stats_")
+
+    def _check_labels(self, Y, n_samples):
+        """Y as the statistics take it: CSR float64, unknown cells NaN where learnt."""
+        Y = check_label_matrix(Y, n_samples, sparse=True, unknown=self._learns_unknown_cells)
+        if Y.nnz == Y.shape[0] * Y.shape[1] and Y.size and np.isnan(Y.data).all():
+            raise ValueError("Y has no known cell (every cell is NaN): nothing to learn from")
+        return Y
+
     def _statistics_with_new_labels(self, n_new):
-        """Copies of the feature and label statistics with ``n_new`` labels appended, 0 in
-        every row so far: empty groups, and (label pairs) zero features."""
+        """Copies of the fitted statistics with ``n_new`` labels appended, 0 in every row
+        so far: empty groups, and (label pairs) zero features."""
         features, labels = self.feature_stats_.add_groups(n_new), self.label_stats_
         if labels is not None:
             labels = labels.add_groups(n_new).add_features(n_new)
-        return features, labels
+        unknown = self._unknown_statistics()
+        if unknown is not None:
+            unknown = unknown.add_groups(n_new)
+        return NamedStats(features=features, labels=labels, unknown=unknown)
 
     def _statistics(self, events, X, Y, weight):
         """(feature statistics, label statistics or None) of validated rows."""
         prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
         return label_statistics(prepared, Y, weight, events, with_labels=self._uses_label_pairs)
 
-    def _install(self, features, labels, events=None):
-        """Install statistics and recompute what is derived from them."""
+    def _install(self, features, labels, events=None, unknown=None):
+        """Install statistics and recompute what is derived from them. ``unknown``: the
+        statistics of the rows of each label where it is unknown, or None (every cell
+        known); each label's negative rows and prior then leave them out."""
         events = self.event_model() if events is None else events
-        params = feature_parameters(events, features)
-        prior = log_prior_odds(features.count, features.total_count, self.prior_alpha)
+        negative = known = None
+        if unknown is not None:
+            negative, known = features.complement(unknown), unknown.complement()
+        params = feature_parameters(events, features, negative, known)
+        if unknown is None:
+            prior = log_prior_odds(features.count, features.total_count, self.prior_alpha)
+        else:  # each label's prior from its known rows; a label known nowhere: even odds
+            known = np.maximum(features.total_count - unknown.count, 0.0)
+            with np.errstate(invalid="ignore"):
+                prior = log_prior_odds(features.count, known, self.prior_alpha)
+            prior[known <= 0] = 0.0
         pairs = None
         if labels is not None:
             terms = self._label_terms()
@@ -363,6 +397,10 @@ class MultiLabelNB(MultiLabelEstimator):
         self.events_ = events
         self.feature_stats_ = features
         self.label_stats_ = labels
+        if unknown is None:  # (not kept: a model of known cells saves as before)
+            self.__dict__.pop("unknown_stats_", None)
+        else:
+            self.unknown_stats_ = unknown
         self.n_labels_ = features.n_groups
         self.classes_ = binary_classes(self.n_labels_)
         self._feature_params = params
@@ -388,7 +426,12 @@ class MultiLabelNB(MultiLabelEstimator):
         """Derive again what the fast path of ``partial_fit`` dropped: after it, the
         attributes hold the whole fitted state (what a model file saves)."""
         if vars(self).pop(_online_rows.DROPPED, False):
-            self._install(self.feature_stats_, self.label_stats_, self.events_)
+            self._install(
+                self.feature_stats_,
+                self.label_stats_,
+                self.events_,
+                unknown=self._unknown_statistics(),
+            )
 
     def __getstate__(self):
         # pickle, copy and deepcopy: the state holds the derived attributes, and the
@@ -408,10 +451,9 @@ class MultiLabelNB(MultiLabelEstimator):
         """Add the statistics of an estimator fitted on other rows (in place; returns self)."""
         check_mergeable(self, other, "n_labels_", "n_features_in_")
         check_same_choice(self, other)
-        labels = None
-        if self.label_stats_ is not None:
-            labels = self.label_stats_.copy().merge(other.label_stats_)
-        self._install(self.feature_stats_.copy().merge(other.feature_stats_), labels)
+        self._refresh_fitted()
+        total = self._fitted_statistics().copy().merge(other._fitted_statistics())
+        self._install(total["features"], total["labels"], unknown=total["unknown"])
         return self
 
     # ---- prediction ---------------------------------------------------------------------
@@ -562,14 +604,22 @@ class AdditiveLabelNB(MultiLabelNB):
             without label pairs); NaiBX's are its four fitted statistics.
         """
         X = validate_rows(self, X, missing=self.missing)
-        Y = check_label_matrix(Y, X.shape[0], sparse=True)
+        Y = self._check_labels(Y, X.shape[0])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         return self._named_statistics(self.event_model(), X, Y, weight)
 
     def _named_statistics(self, events, X, Y, weight):
-        """:meth:`batch_statistics` of validated rows."""
-        features, labels = self._statistics(events, X, Y, weight)
-        return NamedStats(features=features, labels=labels)
+        """:meth:`batch_statistics` of validated rows (``unknown``: the statistics of each
+        label's rows where it is unknown, None if every cell is known)."""
+        cells = None
+        if sp.issparse(Y):
+            Y, cells = split_unknown(Y)
+        prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
+        features, labels = label_statistics(
+            prepared, Y, weight, events, with_labels=self._uses_label_pairs
+        )
+        unknown = None if cells is None else unknown_statistics(prepared, cells, weight, events)
+        return NamedStats(features=features, labels=labels, unknown=unknown)
 
     def from_statistics(self, stats, *, n_features=None):
         """Become the estimator fitted to ``stats`` (from :meth:`batch_statistics`, merged
@@ -588,7 +638,7 @@ class AdditiveLabelNB(MultiLabelNB):
         if n_features is None:
             n_features = self.event_model().input_width(features.n_features)
         self.n_features_in_ = int(n_features)
-        self._install(features, stats["labels"])
+        self._install(features, stats["labels"], unknown=stats.parts.get("unknown"))
         self._settings_given()
         return self
 
@@ -661,7 +711,7 @@ class AdditiveLabelNB(MultiLabelNB):
         check_is_fitted(self)
         self._refresh_fitted()
         X = self._validate_X(X, reset=False)
-        Y = check_label_matrix(y, X.shape[0], sparse=True)
+        Y = self._check_labels(y, X.shape[0])
         if Y.shape[1] != self.n_labels_:
             raise ValueError(
                 f"{type(self).__name__}.forget: y has {Y.shape[1]} labels; the model "
@@ -676,11 +726,15 @@ class AdditiveLabelNB(MultiLabelNB):
 
     def _fitted_statistics(self):
         """The statistics of every row learnt, as :meth:`batch_statistics` names them."""
-        return NamedStats(features=self.feature_stats_, labels=self.label_stats_)
+        return NamedStats(
+            features=self.feature_stats_,
+            labels=self.label_stats_,
+            unknown=self._unknown_statistics(),
+        )
 
     def _replace_statistics(self, stats):
         """Install ``stats`` (the fitted event model, rule and label terms kept)."""
-        self._install(stats["features"], stats["labels"], self.events_)
+        self._install(stats["features"], stats["labels"], self.events_, unknown=stats["unknown"])
 
     # ---- settings chosen from the data (the defaults) ------------------------------------
     def partial_fit(self, X, y, sample_weight=None):
@@ -733,7 +787,7 @@ class AdditiveLabelNB(MultiLabelNB):
     def _fit_resolved(self, X, y, sample_weight):
         self._validate_params()
         X = self._validate_X(X, reset=True)
-        Y = check_label_matrix(y, X.shape[0], sparse=True)
+        Y = self._check_labels(y, X.shape[0])
         weight = None
         if sample_weight is not None:
             weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)

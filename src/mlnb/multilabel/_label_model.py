@@ -36,6 +36,7 @@ __all__ = [
     "label_log_odds",
     "label_statistics",
     "log_prior_odds",
+    "unknown_statistics",
 ]
 
 
@@ -73,6 +74,23 @@ def label_statistics(X, Y, sample_weight, events, *, with_labels=True):
     return features, labels
 
 
+def unknown_statistics(X, unknown, sample_weight, events):
+    """The feature statistics of each label's rows where the label is unknown (``unknown``:
+    the 0/1 matrix of unknown cells, :func:`mlnb.labels.split_unknown`); X prepared.
+
+    A label's negative rows are then the complement of its positive and of these rows
+    (``features.complement(unknown)``) and its prior counts its known rows only: each
+    label is learnt from the rows where it is known, exactly as a fit on those rows.
+    """
+    if keeps_compact(events, X, unknown.shape[1]):
+        raise ValueError(
+            f"unknown label cells with {unknown.shape[1]} labels x {X.shape[1]} features "
+            f"(more than {COMPACT_ENTRIES}: compact statistics) are not supported; fit the "
+            "labels in groups, or fill the unknown cells"
+        )
+    return GroupStats.from_data(X, unknown, sample_weight, second_moments=events.second_moments)
+
+
 def log_prior_odds(count, total, alpha):
     """``log P(y=1) - log P(y=0)`` with ``P(y=1) = (N_l + alpha) / (N + 2 alpha)``.
 
@@ -99,18 +117,27 @@ def feature_log_odds(events, features, X, *, params=None):
     return events.score_ratio(positive, negative, X)
 
 
-def feature_parameters(events, features, negative=None):
+def feature_parameters(events, features, negative=None, known=None):
     """Event-model parameters of the label-holding and of the other rows, per label; for
     compact statistics, their :class:`~mlnb.events.compact.CompactLogOdds` instead.
 
     ``negative``: statistics of the rows taken as not holding each label, when they are
     not simply all the others (e.g. after undersampling); by default the complement.
+    ``known``: statistics whose group l holds the rows where label l is known (unknown
+    cells): label l's model then takes them as its totals (e.g. the Gaussian's variance
+    floor from the largest variance over those rows), through the event model's
+    ``estimate_stacked``; a model without that form reads the totals of every row.
     """
     if negative is None and features.compact and hasattr(events, "compact_log_odds"):
         odds = events.compact_log_odds(features)
         if odds is not None:
             return odds
     negative = features.complement() if negative is None else negative
+    if known is not None:
+        label = np.arange(features.n_groups)
+        positive = events.estimate_stacked(features, known, label)
+        if positive is not None:
+            return positive, events.estimate_stacked(negative, known, label)
     return events.estimate(features), events.estimate(negative)
 
 

@@ -77,8 +77,8 @@ def add_rows(estimator, X, Y, sample_weight):
     only by the event model's ``prepare``, the full path's own check, before any change.
     """
     record = online.owned(estimator)
-    if record is None:
-        return False
+    if record is None or getattr(estimator, "unknown_stats_", None) is not None:
+        return False  # (unknown label cells learnt: the full path keeps every part's totals)
     rows = online.check_rows(estimator, X, record.gaussian)
     if rows is None or not rows[1]:
         return False  # missing entries: the full path

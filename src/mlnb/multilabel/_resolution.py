@@ -259,6 +259,7 @@ def _out_of_fold(template, candidates, X, Y, folds, weight, *, engines=None, onl
     engines = {} if engines is None else engines
     scored = range(len(folds)) if only is None else only
     n_rows = Y.shape[0] if only is None else sum(len(folds[k]) for k in scored)
+    hidden = _unknown_cells(Y if only is None else Y[np.concatenate([folds[k] for k in scored])])
     for events in candidates:
         model = clone(template).set_params(events=events)
         key = repr(model.statistics_key())
@@ -275,7 +276,32 @@ def _out_of_fold(template, candidates, X, Y, folds, weight, *, engines=None, onl
             scores[at] = finite_scores(fold_scores)
             own[at] = fold_labels
             start += len(test)
+        if hidden is not None:
+            own[hidden] = 0  # unknown cells: judged nowhere (see _unknown_cells)
         yield _Candidate(events, scores, own, engine)
+
+
+def _unknown_cells(Y):
+    """The unknown cells (NaN) of a CSR label matrix as a dense bool array; None if none.
+
+    In the search an unknown cell is false in the truth and in every prediction judged
+    (micro F1 counts no true or false positive or false negative there: the cell is
+    skipped); rules are fitted to scores where unknown cells score lowest (a cut never
+    counts them) and applied to the scores as they are (a rank rule may pick an unknown
+    cell over a known one, as it would on new rows, and that pick is then skipped).
+    """
+    if not np.isnan(Y.data).any():
+        return None
+    return np.isnan(Y.toarray())
+
+
+def _fitted_to_known(sorted_scores, hidden):
+    """The sorted scores to fit rules to: ``sorted_scores``, with unknown cells (``hidden``)
+    scored lowest and false."""
+    if hidden is None:
+        return sorted_scores
+    masked = np.where(hidden, -INFINITE_SCORE, sorted_scores.scores)
+    return SortedScores(masked, np.where(hidden, 0, sorted_scores.truth))
 
 
 #: Rules richer than the classic ones (a threshold per label fitted to micro F1): chosen
@@ -381,26 +407,33 @@ def choose_rule(scores, own, truth, *, rule=None, random_state=0):
     return RuleChoice(name, fitted_rule, predicted, results)
 
 
-def _rule_options(rules, sorted_scores, folds):
-    """``(name, rule fitted to every row, cross-fitted labels)`` of each of ``rules``."""
-    fitted = fit_rules(rules, sorted_scores)
-    tried = cross_fitted(rules, sorted_scores, folds)
+def _rule_options(rules, sorted_scores, folds, hidden=None):
+    """``(name, rule fitted to every row, cross-fitted labels)`` of each of ``rules``;
+    ``hidden``: the unknown cells of the rows (see :func:`_unknown_cells`), or None."""
+    fitting = _fitted_to_known(sorted_scores, hidden)
+    fitted = fit_rules(rules, fitting)
+    tried = cross_fitted(rules, fitting, folds, applied=sorted_scores)
+    if hidden is not None:
+        for labels in tried.values():
+            labels[hidden] = 0
     return [(name, fitted[name], tried[name]) for name in fitted]
 
 
-def cross_fitted(rules, sorted_scores, folds):
+def cross_fitted(rules, sorted_scores, folds, *, applied=None):
     """Each rule's label sets with every fold's rows decided by the rule fitted to the
     other folds' scores: an estimate free of the optimism of a rule judged on the scores
     it was fitted to (a cut per label fits the noise of rare labels). The sorts of
-    ``sorted_scores`` are made once and carried over to the parts."""
-    _ = sorted_scores.label_order, sorted_scores.by_row
+    ``sorted_scores`` are made once and carried over to the parts. ``applied``: the
+    sorted scores the fitted rules decide (default ``sorted_scores``), of the same rows."""
+    applied = sorted_scores if applied is None else applied
+    _ = sorted_scores.label_order, sorted_scores.by_row, applied.by_row
     predicted = {name: np.empty(sorted_scores.shape, dtype=np.int8) for name in rules}
     inside = np.zeros(sorted_scores.shape[0], dtype=bool)
     for test in folds:
         inside[:] = False
         inside[test] = True
         fitted = fit_rules(rules, sorted_scores.rows(~inside))
-        held_out = sorted_scores.rows(inside, sorts=("by_row",))  # to apply the rules
+        held_out = applied.rows(inside, sorts=("by_row",))  # to apply the rules
         for name, rule in fitted.items():
             predicted[name][test] = rule.predict(held_out)
     return predicted
@@ -418,6 +451,7 @@ class _Search(NamedTuple):
     truth: np.ndarray
     score: object
     rules: dict
+    hidden: np.ndarray | None  # the unknown cells (see _unknown_cells)
 
 
 def selects_features(X):
@@ -439,20 +473,25 @@ def _kept_counts(n_features, tried):
     return [k for k in (best // 2, best * 2) if MIN_KEPT <= k < n_features and k not in tried]
 
 
-def _screen(scores, truth, score):
+def _screen(scores, truth, score, hidden=None):
     """How well out-of-fold ``scores`` rank: the ``score`` of one threshold for all labels
-    fitted to them (:data:`SCREEN_RULE`), with the sorted scores made for it."""
+    fitted to them (:data:`SCREEN_RULE`), with the sorted scores made for it; ``hidden``:
+    the unknown cells (see :func:`_unknown_cells`)."""
     sorted_scores = SortedScores(scores, truth)
-    cut = make_rule(SCREEN_RULE).fit(sorted_scores)
-    return float(score(truth, cut.predict(sorted_scores))), sorted_scores
+    cut = make_rule(SCREEN_RULE).fit(_fitted_to_known(sorted_scores, hidden))
+    predicted = cut.predict(sorted_scores)
+    if hidden is not None:
+        predicted[hidden] = 0
+    return float(score(truth, predicted)), sorted_scores
 
 
 def _screen_rows(search):
-    """``(only, truth)`` of a screen of settings: the first fold on data of more than
-    :data:`SCREEN_ENTRIES` label entries (``only=[0]``), else every fold (``None``)."""
+    """``(only, truth, hidden)`` of a screen of settings: the first fold on data of more
+    than :data:`SCREEN_ENTRIES` label entries (``only=[0]``), else every fold (``None``)."""
     if search.truth.size > SCREEN_ENTRIES:
-        return [0], search.truth[search.folds[0]]
-    return None, search.truth
+        first = search.folds[0]
+        return [0], search.truth[first], None if search.hidden is None else search.hidden[first]
+    return None, search.truth, search.hidden
 
 
 def _on_every_fold(search, template, screened, sorted_scores, only):
@@ -476,7 +515,7 @@ def _with_selected_features(chosen, search, results, pool):
     _, candidate, name, _, _ = chosen
     if isinstance(candidate.events, ChiSquaredSelection):
         return chosen
-    only, part = _screen_rows(search)
+    only, part, hidden = _screen_rows(search)
     screened, best = {}, None  # number kept -> screen value; the best's scores
     while grid := _kept_counts(search.X.shape[1], screened):
         kept = [ChiSquaredSelection(candidate.events, k=k) for k in grid]
@@ -491,7 +530,7 @@ def _with_selected_features(chosen, search, results, pool):
             only=only,
         )
         for k, selected in zip(grid, scored, strict=True):
-            screened[k], sorted_scores = _screen(selected.scores, part, search.score)
+            screened[k], sorted_scores = _screen(selected.scores, part, search.score, hidden)
             pool.append((selected.events, only, sorted_scores))
             if best is None or screened[k] > screened[best[0]]:
                 best = (k, selected, sorted_scores)
@@ -503,7 +542,7 @@ def _with_selected_features(chosen, search, results, pool):
         fitted, predicted = None, selected.own
     else:
         [(_, fitted, predicted)] = _rule_options(
-            {name: search.rules[name]}, sorted_scores, search.folds
+            {name: search.rules[name]}, sorted_scores, search.folds, search.hidden
         )
     value = float(search.score(search.truth, predicted))
     results[repr(selected.events)] = {name: value}
@@ -526,7 +565,7 @@ def _with_per_label_choice(chosen, search, results, pool, with_own):
 
     _, candidate, _, _, _ = chosen
     key = candidate.events.statistics_key()
-    only, part = _screen_rows(search)
+    only, part, _ = _screen_rows(search)
     members = {}  # repr -> (event model, sorted scores), in the order screened
     for events, rows, sorted_scores in pool:
         if rows == only and events.statistics_key() == key:
@@ -563,7 +602,7 @@ def _best_with_rules(scored, sorted_scores, search, with_own, results, key):
     if search.rules:
         if sorted_scores is None:
             sorted_scores = SortedScores(scored.scores, search.truth)
-        options += _rule_options(search.rules, sorted_scores, search.folds)
+        options += _rule_options(search.rules, sorted_scores, search.folds, search.hidden)
     values = {name: float(search.score(search.truth, labels)) for name, _, labels in options}
     results[key] = values
     name, fitted_rule, predicted = max(options, key=lambda option: values[option[0]])
@@ -636,7 +675,8 @@ def resolve_settings(
         model = clone(estimator).set_params(events=chosen.events, **chosen.params)
         return chosen._replace(total=model.batch_statistics(X, Y, sample_weight))
     score = set_scorer("f1_micro")
-    truth = Y.toarray()
+    truth = np.nan_to_num(Y.toarray(), nan=0.0)  # unknown cells: see _unknown_cells
+    hidden = _unknown_cells(Y)
     n_samples = truth.shape[0]
     candidates = [events] if events is not None else candidate_events(X, Y.shape[1])
     template = clone(estimator)
@@ -672,10 +712,11 @@ def resolve_settings(
         consider(candidate, [(OWN_RULE, None, candidate.own)] if with_own else [])
 
     def with_rules(candidate, sorted_scores):
-        consider(candidate, _rule_options(rules, sorted_scores, folds) if rules else [])
+        options = _rule_options(rules, sorted_scores, folds, hidden) if rules else []
+        consider(candidate, options)
 
-    def screen(candidate, part):  # how well the scores rank: own predict or one cut
-        value, sorted_scores = _screen(candidate.scores, part, score)
+    def screen(candidate, part, hidden):  # how well the scores rank: own predict or one cut
+        value, sorted_scores = _screen(candidate.scores, part, score, hidden)
         return max(value, float(score(part, candidate.own))), sorted_scores
 
     engines = {}  # the fold statistics of each kind, shared by every candidate
@@ -691,6 +732,7 @@ def resolve_settings(
     else:  # the FINALISTS best on the screen, with every rule
         on_one_fold = len(candidates) > 1 and truth.size > SCREEN_ENTRIES
         only, part = ([0], truth[folds[0]]) if on_one_fold else (None, truth)
+        part_hidden = hidden[folds[0]] if on_one_fold and hidden is not None else hidden
         finalists = []  # (screen value, -order, candidate, sorted scores)
         for order, candidate in enumerate(
             _out_of_fold(
@@ -699,7 +741,7 @@ def resolve_settings(
         ):
             if not on_one_fold:
                 own(candidate)
-            value, sorted_scores = screen(candidate, part)
+            value, sorted_scores = screen(candidate, part, part_hidden)
             pool.append((candidate.events, only, sorted_scores))
             finalists.append((value, -order, candidate, sorted_scores))
             finalists = sorted(finalists, key=lambda f: f[:2], reverse=True)[:FINALISTS]
@@ -715,7 +757,7 @@ def resolve_settings(
                     finalists.append((None, None, candidate, SortedScores(candidate.scores, truth)))
         for _, _, candidate, sorted_scores in finalists:
             with_rules(candidate, sorted_scores)
-    search = _Search(template, X, Y, folds, sample_weight, engines, truth, score, rules)
+    search = _Search(template, X, Y, folds, sample_weight, engines, truth, score, rules, hidden)
     plainest = (None, plain, OWN_RULE, None, plain.own) if with_own else None
     chosen = _climb(best, plainest, score, truth, folds)
     # the event model searched: its features too; with a fitted rule only (the silenced
@@ -770,13 +812,13 @@ def _with_label_terms(chosen, search, results, variants, weak, with_own):
     variants are screened as the event models are; the best is tried with every rule
     (and its own labels), cross-fitted."""
     _, candidate, _, _, _ = chosen
-    only, part = _screen_rows(search)
+    only, part, hidden = _screen_rows(search)
     best = None  # (screen value, variant, candidate, sorted scores)
     for variant in variants:
         template = clone(search.template).set_params(**variant)
         args = (template, [candidate.events], search.X, search.Y, search.folds, search.weight)
         scored = next(_out_of_fold(*args, engines=search.engines, only=only))
-        value, sorted_scores = _screen(scored.scores, part, search.score)
+        value, sorted_scores = _screen(scored.scores, part, search.score, hidden)
         if with_own:
             value = max(value, float(search.score(part, scored.own)))
         if best is None or value > best[0]:

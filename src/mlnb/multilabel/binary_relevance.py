@@ -81,6 +81,15 @@ class BinaryRelevance(AdditiveLabelNB):
     >>> sorted(model.chosen_params_)
     ['events', 'rule']
 
+    Cells of Y may be unknown (NaN, or masked): each label is learnt from the rows where
+    it is known, exactly as if fitted on those rows alone (NB path):
+
+    >>> Y = np.array([[1, 0], [1, np.nan], [0, 1], [np.nan, 1]])
+    >>> partial = BinaryRelevance(events="multinomial", rule="predict").fit(X[:4], Y)
+    >>> alone = BinaryRelevance(events="multinomial", rule="predict").fit(X[:3], Y[:3, :1])
+    >>> bool(np.allclose(partial.predict_log_odds(X)[:, 0], alone.predict_log_odds(X)[:, 0]))
+    True
+
     Y may be label lists (or a DataFrame of named 0/1 columns); the predictions turn back
     into names with :func:`mlnb.labels.to_label_lists`:
 
@@ -95,8 +104,10 @@ class BinaryRelevance(AdditiveLabelNB):
     """
 
     #: Its labels are separate problems: the defaults' search may give each its own
-    #: smoothing and features (:class:`~mlnb.events.PerLabel`).
+    #: smoothing and features (:class:`~mlnb.events.PerLabel`), and each is learnt from the
+    #: rows where it is known (unknown cells of Y).
     _chooses_per_label = True
+    _learns_unknown_cells = True
 
     def __init__(
         self,

@@ -192,8 +192,8 @@ class ClassifierChain(AdditiveLabelNB):
         check_nb_path(self, "partial_fit")
         return super().partial_fit(X, y, sample_weight)
 
-    def _install(self, features, labels, events=None):
-        super()._install(features, labels, events)
+    def _install(self, features, labels, events=None, unknown=None):
+        super()._install(features, labels, events, unknown=unknown)
         self._layout = None  # the fitted order's layout, made at the first prediction
         if not hasattr(self, "order_"):  # drawn once, when the first statistics arrive
             self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)

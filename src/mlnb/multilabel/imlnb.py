@@ -223,10 +223,10 @@ class IMLNB(AdditiveLabelNB):
         return Cost(0, T * n_samples * n_labels, {"max_iter": T})
 
     # ---- fitting ------------------------------------------------------------------------
-    def _install(self, features, labels, events=None):
+    def _install(self, features, labels, events=None, unknown=None):
         """Install the statistics; derive the correlations, the selection, the label terms."""
         self._validate_params()
-        super()._install(features, labels, events)
+        super()._install(features, labels, events, unknown=unknown)
         weight, absent = self._label_pairs
         correlation = label_correlation(labels)
         strength = np.abs(correlation) if self.correlation == "absolute" else correlation
