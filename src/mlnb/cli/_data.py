@@ -121,7 +121,20 @@ def describe_data(data):
     """A data set's size in a few words."""
     if is_text(data):
         return f"{data.n_samples} documents, {len(data.classes)} classes"
-    return f"{data.n_samples} rows, {data.X.shape[1]} features, {data.Y.shape[1]} labels"
+    unknown = unknown_label_cells(data)
+    cells = f" ({unknown} cells unknown)" if unknown else ""
+    return f"{data.n_samples} rows, {data.X.shape[1]} features, {data.Y.shape[1]} labels{cells}"
+
+
+def unknown_label_cells(data):
+    """How many label cells of a multi-label data set are unknown (NaN); 0 for text."""
+    import numpy as np
+
+    Y = None if is_text(data) else data.Y
+    if Y is None:
+        return 0
+    values = Y.data if hasattr(Y, "tocsr") else np.asarray(Y)
+    return int(np.count_nonzero(np.isnan(values))) if values.dtype.kind == "f" else 0
 
 
 @click.command()

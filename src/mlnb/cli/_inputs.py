@@ -25,8 +25,10 @@ A 20 Newsgroups "bydate" archive (``.tar.gz``) is cleaned as ``20ng_bydate``.
 by default the Mulan XML file beside it, or an ARFF file's ``-C N`` (a CSV file needs one
 of the two). For a text file it is the file of classes. ARFF, CSV and Parquet input takes
 the loaders' ``missing`` ("error", or "nan": a missing value is read as NaN) and, for
-prediction files whose label values are all missing (MEKA's ``?``), the loaders'
-``unknown_labels="allow"``, which gives a data set without ``Y``. The provided split of a
+label values missing (MEKA's ``?``) the loaders' ``unknown_labels="cells"``: a file whose
+label values are all missing gives a data set without ``Y`` (rows to predict), one with
+some missing gives ``Y`` with unknown cells (NaN), which binary relevance learns around
+and the metrics skip. The provided split of a
 file is a training file with its test file beside it (``yeast-train.arff``,
 ``yeast-test.arff``: ``test`` for ``train`` in the name).
 
@@ -176,10 +178,12 @@ def _check_no_variant(variant, name):
 
 def _loader_options(loader, missing, unlabelled):
     """The options ``loader`` accepts: ``missing``, and ``unknown_labels`` to read label
-    values ``?`` when ``unlabelled`` (prediction) and the loader knows the option."""
+    values ``?`` when ``unlabelled`` and the loader knows the option: as unknown cells
+    (NaN in Y, which binary relevance learns around and the metrics skip), or Y None
+    when every label value is unknown (rows to predict)."""
     options = {"missing": missing}
     if unlabelled and "unknown_labels" in inspect.signature(loader).parameters:
-        options["unknown_labels"] = "allow"
+        options["unknown_labels"] = "cells"
     return options
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from ._data import data_kind, loader_missing, xy
+from ._data import data_kind, loader_missing, unknown_label_cells, xy
 from ._inputs import TEXT_CORPORA, is_text, load_data
 from ._methods import (
     METHODS,
@@ -217,7 +217,9 @@ def fit(
     )
     X, y = xy(dataset)
     if not quiet:
-        click.echo(f"fitting {method} on {dataset.name} ({dataset.n_samples} rows)...", err=True)
+        unknown = unknown_label_cells(dataset)
+        size = f"{dataset.n_samples} rows" + (f", {unknown} unknown label cells" if unknown else "")
+        click.echo(f"fitting {method} on {dataset.name} ({size})...", err=True)
     start = time.perf_counter()
     estimator.fit(X, y)
     seconds = time.perf_counter() - start
