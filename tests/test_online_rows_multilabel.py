@@ -192,7 +192,7 @@ def _bad_rows():
         (br, {}, sp.csr_matrix([[1e-200, 2.0, 1.0]]), y, None),
         (br, {}, one, np.array([[2, 0, 1]]), None),  # not 0/1
         (br, {}, one, np.array([[np.inf, 0, 1]]), None),  # (NaN: an unknown cell, learnt)
-        (naibx, {}, one, np.array([[np.nan, 0, 1]]), None),  # NaiBX refuses unknown cells
+        (naibx, {}, one, np.array([[1, np.inf, 1]]), None),
         (br, {}, one, np.array([[1, 0]]), None),  # fewer labels
         (br, {}, one, np.array([[1, 0, 1], [0, 1, 0]]), None),  # lengths
         (br, {}, one, np.array([["a", "b", "c"]]), None),

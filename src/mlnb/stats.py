@@ -1253,15 +1253,18 @@ class NamedStats:
     array([2., 1.])
     """
 
-    #: Parts that may be None in one operand and kept in the other: None means no row is
-    #: in any of their groups (``unknown``: the rows of each label whose label is unknown,
-    #: None where every cell was known), and they are added or subtracted as empty.
-    EMPTY_WHEN_NONE = frozenset({"unknown"})
+    #: Parts that may be None (or absent) in one operand and kept in the other: None means
+    #: no row is in any of their groups (``unknown``, ``unknown_labels``: X and Y over the
+    #: rows of each label where it is unknown, None where every cell was known), and they
+    #: are added or subtracted as empty.
+    EMPTY_WHEN_NONE = frozenset({"unknown", "unknown_labels"})
 
     def __init__(self, **parts):
         self.parts = parts
 
     def __getitem__(self, name):
+        if name not in self.parts and name in self.EMPTY_WHEN_NONE:
+            return None
         return self.parts[name]
 
     def __repr__(self):
@@ -1274,10 +1277,10 @@ class NamedStats:
         )
 
     def _combine(self, other, operation):
-        if set(other.parts) != set(self.parts):
+        if set(other.parts) - self.EMPTY_WHEN_NONE != set(self.parts) - self.EMPTY_WHEN_NONE:
             raise ValueError(f"statistics of {sorted(self.parts)} and {sorted(other.parts)}")
-        for name, mine in self.parts.items():
-            theirs = other.parts[name]
+        for name in [*self.parts, *sorted(set(other.parts) - set(self.parts))]:
+            mine, theirs = self[name], other[name]
             if mine is None or theirs is None:
                 if mine is None and theirs is None:
                     continue

@@ -11,7 +11,14 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mlnb import BinaryRelevance, ClassifierChain, NaiBX
+from mlnb import (
+    IMLNB,
+    BinaryRelevance,
+    ClassifierChain,
+    EnsembleClassifierChains,
+    LabelPowerset,
+    NaiBX,
+)
 from mlnb.base import FoldStatistics
 from mlnb.io import load, save
 from mlnb.labels import split_unknown
@@ -200,13 +207,15 @@ def test_the_rules_of_the_search_never_judge_an_unknown_cell():
 
 def test_the_other_estimators_refuse_unknown_cells_by_name():
     X, Y, _ = _data(10)
-    for model in (ClassifierChain(events="multinomial"), NaiBX(events="multinomial")):
+    refusing = (EnsembleClassifierChains(events="multinomial"), LabelPowerset())
+    for model in refusing:
         with pytest.raises(ValueError, match=r"unknown cells.*BinaryRelevance"):
             model.fit(X, Y)
     from sklearn.naive_bayes import MultinomialNB
 
-    with pytest.raises(ValueError, match="unknown cells"):
-        BinaryRelevance(base_estimator=MultinomialNB()).fit(X, Y)
+    for model in (BinaryRelevance, ClassifierChain):
+        with pytest.raises(ValueError, match="unknown cells"):
+            model(base_estimator=MultinomialNB()).fit(X, Y)
     with pytest.raises(ValueError, match="no known cell"):
         _plain("multinomial").fit(X, np.full(Y.shape, np.nan))
     with pytest.raises(ValueError, match="only 0 and 1"):
@@ -245,3 +254,104 @@ def test_metrics_skip_unknown_cells(seed, sparse_form):
     assert precision_score(masked, predicted, average="macro") == pytest.approx(
         precision_score(given_truth, predicted, average="macro")
     )
+
+
+# ---- chains and IMLNB: the other labels as features where they are known -------------------
+@pytest.mark.parametrize("prior", ["uniform", "marginal"])
+def test_a_chains_label_terms_come_from_the_rows_where_both_labels_are_known(prior):
+    X, Y, _ = _data(12, n=80, hidden=0.35)
+    alpha = 1.0
+    model = ClassifierChain(
+        events="multinomial", rule="predict", label_alpha=alpha, label_prior=prior
+    ).fit(X, Y)
+    weight, absent = model._label_pairs
+    for k in range(Y.shape[1]):
+        for j in range(Y.shape[1]):
+            if j == k:
+                continue
+            both = ~np.isnan(Y[:, k]) & ~np.isnan(Y[:, j])
+            p = {}
+            frequency = (Y[both, j].sum() + 1.0) / (both.sum() + 2.0)
+            for value in (1, 0):
+                rows = both & (Y[:, k] == value)
+                centre = 0.5 if prior == "uniform" else frequency
+                p[value] = (Y[rows, j].sum() + 2 * alpha * centre) / (rows.sum() + 2 * alpha)
+            expected_absent = np.log1p(-p[1]) - np.log1p(-p[0])
+            expected = np.log(p[1]) - np.log(p[0]) - expected_absent
+            assert weight[k, j] == pytest.approx(expected, rel=1e-12)
+            assert absent[k, j] == pytest.approx(expected_absent, rel=1e-12)
+    # each label's features: as binary relevance's, from the rows where it is known
+    br = _plain("multinomial").fit(X, Y)
+    np.testing.assert_allclose(model._independent_log_odds(X), br.predict_log_odds(X), rtol=1e-12)
+
+
+def test_imlnb_correlates_each_pair_over_the_rows_where_both_are_known():
+    X, Y, _ = _data(13, n=90, hidden=0.3)
+    model = IMLNB(events="multinomial", rule="predict").fit(X, Y)
+    for k in range(Y.shape[1]):
+        for j in range(Y.shape[1]):
+            both = ~np.isnan(Y[:, k]) & ~np.isnan(Y[:, j])
+            expected = np.corrcoef(Y[both, k], Y[both, j])[0, 1]
+            assert model.label_correlation_[k, j] == pytest.approx(expected, rel=1e-10)
+
+
+@pytest.mark.parametrize("estimator", [ClassifierChain, IMLNB, NaiBX])
+def test_batches_partitions_folds_and_files_equal_the_fit(estimator, tmp_path):
+    X, Y, _ = _data(14, n=60)
+
+    def plain():
+        return estimator(events="multinomial", rule="predict")
+
+    whole = plain().fit(X, Y)
+    online = plain()
+    for start in range(0, len(X), 20):
+        online.partial_fit(X[start : start + 20], Y[start : start + 20])
+    merged = plain().fit(X[:25], Y[:25]).merge(plain().fit(X[25:], Y[25:]))
+    forgot = plain().fit(X, Y).forget(X[:25], Y[:25])
+    rest = plain().fit(X[25:], Y[25:])
+    path = tmp_path / "chain.mlnb"
+    save(whole, path)
+    for model in (online, merged, load(path)):
+        np.testing.assert_allclose(
+            model.decision_function(X), whole.decision_function(X), rtol=1e-10
+        )
+    np.testing.assert_allclose(forgot.decision_function(X), rest.decision_function(X), rtol=1e-10)
+    folds = [np.arange(k, len(X), 3) for k in range(3)]
+    engine = FoldStatistics(plain(), X, Y, folds)
+    train = np.setdiff1d(np.arange(len(X)), folds[1])
+    np.testing.assert_allclose(
+        engine.model(1).decision_function(X), plain().fit(X[train], Y[train]).decision_function(X)
+    )
+
+
+# ---- NaiBX: the label stage on the known cells, the size stage on the fully known rows -----
+def test_naibx_learns_each_table_from_the_cells_it_needs():
+    X, Y, _ = _data(15, n=120, n_labels=4, hidden=0.25)
+    alpha = 1.0
+    model = NaiBX(events="multinomial", rule="predict", prior_alpha=alpha).fit(X, Y)
+    known, positive = ~np.isnan(Y), np.nan_to_num(Y)
+    n, n_labels = Y.shape
+    # P(Y = y): each label's rate over the rows where it is known, as a count of n rows
+    occurrences = positive.sum(axis=0) / known.sum(axis=0) * n
+    expected = np.log((occurrences + alpha) / (occurrences.sum() + n_labels * alpha))
+    np.testing.assert_allclose(model.log_label_prior_, expected, rtol=1e-12)
+    # P(Y' | Y = y): co-occurrences over the rows where y' is known, scaled to y's rows
+    holding = positive.sum(axis=0)
+    pairs = np.zeros((n_labels, n_labels))
+    for y in range(n_labels):
+        for other in range(n_labels):
+            rows = (positive[:, y] == 1) & known[:, other]
+            if other != y and rows.any():
+                pairs[y, other] = positive[rows, other].sum() / rows.sum() * holding[y]
+    expected = np.log((pairs + alpha) / (pairs.sum(axis=1, keepdims=True) + (n_labels - 1) * alpha))
+    off = ~np.eye(n_labels, dtype=bool)
+    np.testing.assert_allclose(model.log_pair_[off], expected[off], rtol=1e-12)
+    # P(M = m): the rows whose every label is known
+    complete = known.all(axis=1)
+    sizes = positive[complete].sum(axis=1).astype(int)
+    counts = np.bincount(sizes, minlength=n_labels + 1)
+    expected = np.log((counts + alpha) / (complete.sum() + (n_labels + 1) * alpha))
+    np.testing.assert_allclose(model.log_size_prior_, expected, rtol=1e-12)
+    # p(x | y in Y): the rows known to hold y
+    holding_rows = NaiBX(events="multinomial", rule="predict").fit(X, positive)
+    np.testing.assert_allclose(model.feature_stats_.sums, holding_rows.feature_stats_.sums)

@@ -244,8 +244,8 @@ def check_label_matrix(Y, n_samples=None, *, n_labels=None, sparse=False, unknow
 
 #: Where unknown label cells are learnt from: said by every refusal of them.
 UNKNOWN_CELLS_NOTE = (
-    "BinaryRelevance (Naive Bayes path) learns each label from the rows where it is known; "
-    "or fill the unknown cells first"
+    "BinaryRelevance, ClassifierChain, IMLNB and NaiBX (Naive Bayes path) learn each label "
+    "from the rows where it is known; or fill the unknown cells first"
 )
 
 

@@ -47,8 +47,10 @@ from ._label_model import (
     feature_log_odds,
     feature_parameters,
     label_log_odds,
+    label_pairs_with_unknown,
     label_statistics,
     log_prior_odds,
+    unknown_parts,
     unknown_statistics,
 )
 from ._labels import binary_classes
@@ -314,6 +316,7 @@ class MultiLabelNB(MultiLabelEstimator):
             "feature_stats_",
             "label_stats_",
             "unknown_stats_",
+            "unknown_label_stats_",
             "n_labels_",
             "label_terms_",
         ):
@@ -342,14 +345,19 @@ class MultiLabelNB(MultiLabelEstimator):
         stats = self._named_statistics(events, X, Y, weight)
         if not first_call:
             stats = self._statistics_with_new_labels(new_labels).merge(stats)
-        self._install(stats["features"], stats["labels"], events, unknown=stats["unknown"])
+        self._install(stats["features"], stats["labels"], events, **unknown_parts(stats))
         _online_rows.own(self)  # new statistics, made under checked hyper-parameters
         return self
 
-    def _unknown_statistics(self):
-        """``unknown_stats_``: the statistics of each label's rows where it is unknown; None
-        if every cell was known (and in models fitted or saved before they were kept)."""
-        return vars(self).get("unknown_stats_")
+    def _unknown_parts(self):
+        """The fitted statistics of each label's rows where it is unknown, as keyword
+        arguments of :meth:`_install`: ``unknown`` (X's, ``unknown_stats_``) and
+        ``unknown_labels`` (Y's, label pairs only, ``unknown_label_stats_``); None if every
+        cell was known (and in models fitted or saved before they were kept)."""
+        return {
+            "unknown": vars(self).get("unknown_stats_"),
+            "unknown_labels": vars(self).get("unknown_label_stats_"),
+        }
 
     def _check_labels(self, Y, n_samples):
         """Y as the statistics take it: CSR float64, unknown cells NaN where learnt."""
@@ -364,20 +372,25 @@ class MultiLabelNB(MultiLabelEstimator):
         features, labels = self.feature_stats_.add_groups(n_new), self.label_stats_
         if labels is not None:
             labels = labels.add_groups(n_new).add_features(n_new)
-        unknown = self._unknown_statistics()
+        unknown, unknown_labels = self._unknown_parts().values()
         if unknown is not None:
             unknown = unknown.add_groups(n_new)
-        return NamedStats(features=features, labels=labels, unknown=unknown)
+        if unknown_labels is not None:
+            unknown_labels = unknown_labels.add_groups(n_new).add_features(n_new)
+        return NamedStats(
+            features=features, labels=labels, unknown=unknown, unknown_labels=unknown_labels
+        )
 
     def _statistics(self, events, X, Y, weight):
         """(feature statistics, label statistics or None) of validated rows."""
         prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
         return label_statistics(prepared, Y, weight, events, with_labels=self._uses_label_pairs)
 
-    def _install(self, features, labels, events=None, unknown=None):
-        """Install statistics and recompute what is derived from them. ``unknown``: the
-        statistics of the rows of each label where it is unknown, or None (every cell
-        known); each label's negative rows and prior then leave them out."""
+    def _install(self, features, labels, events=None, *, unknown=None, unknown_labels=None):
+        """Install statistics and recompute what is derived from them. ``unknown`` and
+        ``unknown_labels``: the statistics of X and of Y over the rows of each label where
+        it is unknown, or None (every cell known); each label's negative rows and prior
+        then leave them out."""
         events = self.event_model() if events is None else events
         negative = known = None
         if unknown is not None:
@@ -393,14 +406,18 @@ class MultiLabelNB(MultiLabelEstimator):
         pairs = None
         if labels is not None:
             terms = self._label_terms()
-            pairs = label_log_odds(labels, terms["label_alpha"], prior=terms["label_prior"])
+            negative = None if unknown_labels is None else labels.complement(unknown_labels)
+            pairs = label_log_odds(
+                labels, terms["label_alpha"], negative=negative, prior=terms["label_prior"]
+            )
         self.events_ = events
         self.feature_stats_ = features
         self.label_stats_ = labels
-        if unknown is None:  # (not kept: a model of known cells saves as before)
-            self.__dict__.pop("unknown_stats_", None)
-        else:
-            self.unknown_stats_ = unknown
+        for name, part in (("unknown_stats_", unknown), ("unknown_label_stats_", unknown_labels)):
+            if part is None:  # (not kept: a model of known cells saves as before)
+                self.__dict__.pop(name, None)
+            else:
+                setattr(self, name, part)
         self.n_labels_ = features.n_groups
         self.classes_ = binary_classes(self.n_labels_)
         self._feature_params = params
@@ -427,10 +444,7 @@ class MultiLabelNB(MultiLabelEstimator):
         attributes hold the whole fitted state (what a model file saves)."""
         if vars(self).pop(_online_rows.DROPPED, False):
             self._install(
-                self.feature_stats_,
-                self.label_stats_,
-                self.events_,
-                unknown=self._unknown_statistics(),
+                self.feature_stats_, self.label_stats_, self.events_, **self._unknown_parts()
             )
 
     def __getstate__(self):
@@ -453,7 +467,7 @@ class MultiLabelNB(MultiLabelEstimator):
         check_same_choice(self, other)
         self._refresh_fitted()
         total = self._fitted_statistics().copy().merge(other._fitted_statistics())
-        self._install(total["features"], total["labels"], unknown=total["unknown"])
+        self._install(total["features"], total["labels"], **unknown_parts(total))
         return self
 
     # ---- prediction ---------------------------------------------------------------------
@@ -611,15 +625,21 @@ class AdditiveLabelNB(MultiLabelNB):
     def _named_statistics(self, events, X, Y, weight):
         """:meth:`batch_statistics` of validated rows (``unknown``: the statistics of each
         label's rows where it is unknown, None if every cell is known)."""
-        cells = None
+        given, cells = Y, None
         if sp.issparse(Y):
             Y, cells = split_unknown(Y)
         prepared = self._bound_events(events).prepare(X, caller=type(self).__name__)
         features, labels = label_statistics(
             prepared, Y, weight, events, with_labels=self._uses_label_pairs
         )
-        unknown = None if cells is None else unknown_statistics(prepared, cells, weight, events)
-        return NamedStats(features=features, labels=labels, unknown=unknown)
+        unknown = unknown_labels = None
+        if cells is not None:
+            unknown = unknown_statistics(prepared, cells, weight, events)
+            if self._uses_label_pairs:
+                labels, unknown_labels = label_pairs_with_unknown(given, Y, cells, weight)
+        return NamedStats(
+            features=features, labels=labels, unknown=unknown, unknown_labels=unknown_labels
+        )
 
     def from_statistics(self, stats, *, n_features=None):
         """Become the estimator fitted to ``stats`` (from :meth:`batch_statistics`, merged
@@ -638,7 +658,7 @@ class AdditiveLabelNB(MultiLabelNB):
         if n_features is None:
             n_features = self.event_model().input_width(features.n_features)
         self.n_features_in_ = int(n_features)
-        self._install(features, stats["labels"], unknown=stats.parts.get("unknown"))
+        self._install(features, stats["labels"], **unknown_parts(stats))
         self._settings_given()
         return self
 
@@ -729,12 +749,12 @@ class AdditiveLabelNB(MultiLabelNB):
         return NamedStats(
             features=self.feature_stats_,
             labels=self.label_stats_,
-            unknown=self._unknown_statistics(),
+            **self._unknown_parts(),
         )
 
     def _replace_statistics(self, stats):
         """Install ``stats`` (the fitted event model, rule and label terms kept)."""
-        self._install(stats["features"], stats["labels"], self.events_, unknown=stats["unknown"])
+        self._install(stats["features"], stats["labels"], self.events_, **unknown_parts(stats))
 
     # ---- settings chosen from the data (the defaults) ------------------------------------
     def partial_fit(self, X, y, sample_weight=None):

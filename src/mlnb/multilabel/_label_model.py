@@ -34,8 +34,10 @@ __all__ = [
     "LABEL_PRIORS",
     "feature_log_odds",
     "label_log_odds",
+    "label_pairs_with_unknown",
     "label_statistics",
     "log_prior_odds",
+    "unknown_parts",
     "unknown_statistics",
 ]
 
@@ -89,6 +91,26 @@ def unknown_statistics(X, unknown, sample_weight, events):
             "labels in groups, or fill the unknown cells"
         )
     return GroupStats.from_data(X, unknown, sample_weight, second_moments=events.second_moments)
+
+
+def label_pairs_with_unknown(given, labels, unknown, sample_weight):
+    """The label-pair statistics of a batch with unknown cells, and the same statistics of
+    each label's rows where it is unknown: Y (``given``, NaN at the unknown cells) grouped
+    by its positive cells (``labels``) and by its unknown cells (``unknown``). A label that
+    is unknown in a row is a missing feature there (its ``observed`` count leaves the row
+    out), so that each label's terms for the others come from the rows where both are
+    known: a chain's label k learns from the rows where k is known, the other labels
+    entering as features where they are known (the missing-value semantics of
+    :mod:`mlnb.missing`).
+    """
+    pairs = GroupStats.from_data(given, labels, sample_weight, second_moments=False)
+    rest = GroupStats.from_data(given, unknown, sample_weight, second_moments=False)
+    return pairs, rest
+
+
+def unknown_parts(stats):
+    """The parts of a NamedStats over unknown cells, as keyword arguments (None if absent)."""
+    return {"unknown": stats["unknown"], "unknown_labels": stats["unknown_labels"]}
 
 
 def log_prior_odds(count, total, alpha):
@@ -177,8 +199,8 @@ def label_log_odds(labels, alpha=1.0, negative=None, prior="uniform"):
 
 def _marginal_prior_terms(positive, negative, alpha):
     """``(weight, absent)`` of :func:`label_log_odds` with the marginal prior."""
-    ones_1, rows_1 = positive.sums, positive.count[:, None]
-    ones_0, rows_0 = negative.sums, negative.count[:, None]
+    ones_1, rows_1 = positive.sums, positive.feature_count  # (rows where y_j is known)
+    ones_0, rows_0 = negative.sums, negative.feature_count
     frequency = (ones_1 + ones_0 + 1.0) / (rows_1 + rows_0 + 2.0)  # each group's p_j
 
     def smoothed(ones, rows):

@@ -104,6 +104,9 @@ class ClassifierChain(AdditiveLabelNB):
     """
 
     _uses_label_pairs = True
+    #: Unknown cells of Y: each label learnt from the rows where it is known, the other
+    #: labels entering as features where they are known (missing elsewhere).
+    _learns_unknown_cells = True
     #: What ``_install`` derives (the fast path of ``partial_fit`` drops it), with the
     #: fitted order's layout.
     _DERIVED = (*AdditiveLabelNB._DERIVED, "_layout")
@@ -192,8 +195,8 @@ class ClassifierChain(AdditiveLabelNB):
         check_nb_path(self, "partial_fit")
         return super().partial_fit(X, y, sample_weight)
 
-    def _install(self, features, labels, events=None, unknown=None):
-        super()._install(features, labels, events, unknown=unknown)
+    def _install(self, features, labels, events=None, **unknown):
+        super()._install(features, labels, events, **unknown)
         self._layout = None  # the fitted order's layout, made at the first prediction
         if not hasattr(self, "order_"):  # drawn once, when the first statistics arrive
             self.order_ = resolve_order(self.order, self.n_labels_, self.random_state)

@@ -38,7 +38,7 @@ __all__ = ["IMLNB", "Stages", "label_correlation"]
 CORRELATIONS = ("absolute", "signed")
 
 
-def label_correlation(labels):
+def label_correlation(labels, unknown=None):
     """Pearson correlation of every pair of labels, from the label-pair statistics.
 
     Parameters
@@ -46,6 +46,10 @@ def label_correlation(labels):
     labels : GroupStats
         Statistics of Y grouped by Y: ``count[k] = N_k``, ``sums[k, j] = C_kj`` (weighted
         co-occurrences), ``total_count = N``, ``total_sums[j] = N_j``.
+    unknown : GroupStats, optional
+        Y grouped by its unknown cells (labels with unknown cells): each pair's
+        correlation is then over the rows where both labels are known (pairwise
+        complete), ``N``, ``N_k`` and ``N_j`` counted on those rows.
 
     Returns
     -------
@@ -54,11 +58,17 @@ def label_correlation(labels):
         eqs. 16-17, for 0/1 variables, weighted by the sample weights); 0 where a label is
         constant (never or always present), whose correlation is undefined.
     """
-    total = float(labels.total_count)
-    present = np.asarray(labels.total_sums, dtype=float)
-    covariance = total * labels.sums - np.outer(present, present)
-    spread = present * (total - present)
-    denominator = np.sqrt(np.outer(spread, spread))
+    if unknown is None:
+        total = float(labels.total_count)
+        present = np.asarray(labels.total_sums, dtype=float)
+        covariance = total * labels.sums - np.outer(present, present)
+        spread = present * (total - present)
+        denominator = np.sqrt(np.outer(spread, spread))
+    else:  # [k, j]: over the rows where k and j are known
+        total = labels.total_feature_count[None, :] - unknown.feature_count
+        row, column = labels.feature_count, labels.feature_count.T  # N_k, N_j on those rows
+        covariance = total * labels.sums - row * column
+        denominator = np.sqrt(np.maximum(row * (total - row) * column * (total - column), 0.0))
     correlation = np.zeros_like(covariance)
     np.divide(covariance, denominator, out=correlation, where=denominator > 0)
     return np.clip(correlation, -1.0, 1.0)
@@ -180,6 +190,9 @@ class IMLNB(AdditiveLabelNB):
     """
 
     _uses_label_pairs = True
+    #: Unknown cells of Y: each label learnt from the rows where it is known, the other
+    #: labels entering as features where they are known (missing elsewhere).
+    _learns_unknown_cells = True
 
     def __init__(
         self,
@@ -223,12 +236,12 @@ class IMLNB(AdditiveLabelNB):
         return Cost(0, T * n_samples * n_labels, {"max_iter": T})
 
     # ---- fitting ------------------------------------------------------------------------
-    def _install(self, features, labels, events=None, unknown=None):
+    def _install(self, features, labels, events=None, **unknown):
         """Install the statistics; derive the correlations, the selection, the label terms."""
         self._validate_params()
-        super()._install(features, labels, events, unknown=unknown)
+        super()._install(features, labels, events, **unknown)
         weight, absent = self._label_pairs
-        correlation = label_correlation(labels)
+        correlation = label_correlation(labels, unknown.get("unknown_labels"))
         strength = np.abs(correlation) if self.correlation == "absolute" else correlation
         selected = strength > self.threshold
         np.fill_diagonal(selected, False)

@@ -35,6 +35,11 @@ number of values the variable can take:
   observed, ``sum_{y' != y} C[y, y']``.
 
 Storage is O(L (kappa d + L)) numbers, whatever the number of examples.
+
+*Unknown label cells* (NaN in Y): Table 4 counts the rows known to hold each label;
+Tables 3 and 6 each label's rate over the rows where it (for a pair: the other label) is
+known, scaled to all the rows (``N_y / known_y * N``); Tables 1, 2 and 5 the rows whose
+every label is known (a row's size is unknown otherwise).
 """
 
 from __future__ import annotations
@@ -47,8 +52,9 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..base.state import same_params
-from ..base.validation import Integers, check_label_matrix
+from ..base.validation import Integers
 from ..events.categorical import check_pseudo_count, log_categorical
+from ..labels import split_unknown
 from ..stats import GroupStats, NamedStats, one_hot
 from . import _online_rows
 from ._base import NB_CONSTRAINTS, AdditiveLabelNB, count_new_labels
@@ -68,6 +74,14 @@ _FITTED = (
     "events_",
     "_cache",
 )
+
+
+def _rate_times(count, known, total):
+    """``count / known * total``: a count over the rows where a label is known, scaled to
+    all the rows (0 where nothing is known)."""
+    out = np.zeros(np.broadcast_shapes(np.shape(count), np.shape(known), np.shape(total)))
+    np.divide(count * total, known, out=out, where=np.asarray(known) > 0)
+    return out
 
 
 class CascadeSteps(NamedTuple):
@@ -209,6 +223,9 @@ class NaiBX(AdditiveLabelNB):
         ("size_feature_stats_", "X", "sizes"),
     )
     _DERIVED = ("_cache",)
+    #: Unknown cells of Y: the label stage learns each label from the rows where it is
+    #: known, the size stage from the rows whose every label is known (see ``_model``).
+    _learns_unknown_cells = True
 
     def __init__(
         self, *, events="tuned", rule="tuned", fixed_size=None, prior_alpha=1.0, missing="error"
@@ -266,7 +283,7 @@ class NaiBX(AdditiveLabelNB):
         first_call = not hasattr(self, "feature_stats_")
         self._validate_params()
         X = self._validate_X(X, reset=first_call)
-        Y = check_label_matrix(Y, X.shape[0], sparse=True)
+        Y = self._check_labels(Y, X.shape[0])
         new_labels = 0 if first_call else count_new_labels(self, Y.shape[1])
         self._check_fixed_size(Y.shape[1])
         self._check_alpha()
@@ -356,17 +373,26 @@ class NaiBX(AdditiveLabelNB):
             raise ValueError(f"fixed_size={size} exceeds the number of labels, {n_labels}")
 
     def _batch_statistics(self, X, Y, weight, events):
-        """The four GroupStats of one batch: one product per (rows, grouping) pair."""
+        """The four GroupStats of one batch: one product per (rows, grouping) pair.
+
+        With unknown cells (NaN in Y): the labels' statistics take Y with those cells
+        missing (each pair counted where both labels are known), and the sizes' the rows
+        whose every label is known (a row's size is unknown otherwise; the others weigh 0).
+        """
+        given, (Y, unknown) = Y, split_unknown(Y)
         sizes = np.rint(np.asarray(Y.sum(axis=1)).ravel()).astype(np.intp)
         by_size = one_hot(sizes, int(sizes.max()) + 1)
         moments = events.second_moments
+        sized = weight
+        if unknown is not None:
+            sized = np.where(np.diff(unknown.indptr) == 0, weight, 0.0)
         return {
             "feature_stats_": GroupStats.from_data(X, Y, weight, second_moments=moments),
-            "label_stats_": GroupStats.from_data(Y, Y, weight, second_moments=False),
-            "size_stats_": GroupStats.from_data(Y, by_size, weight, second_moments=False),
+            "label_stats_": GroupStats.from_data(given, Y, weight, second_moments=False),
+            "size_stats_": GroupStats.from_data(Y, by_size, sized, second_moments=False),
             "size_feature_stats_": None
             if self.fixed_size is not None
-            else GroupStats.from_data(X, by_size, weight, second_moments=moments),
+            else GroupStats.from_data(X, by_size, sized, second_moments=moments),
         }
 
     def _refresh_fitted(self):
@@ -403,16 +429,21 @@ class NaiBX(AdditiveLabelNB):
         if cached is not None:
             return cached
         n_labels, alpha = self.n_labels_, self._check_alpha()
-        label_count = self.label_stats_.count
-        pairs = self.label_stats_.sums.copy()
+        labels = self.label_stats_
+        label_count, pairs = labels.count, labels.sums.copy()
+        size_count = self.size_stats_.count
+        by_size = self.size_stats_.sums
+        holding = label_count  # rows holding each label, of known size
+        if labels.has_missing:  # unknown cells learnt: each label's rate where it is known
+            pairs = _rate_times(pairs, labels.observed, labels.count[:, None])
+            label_count = _rate_times(label_count, labels.total_observed, labels.total_count)
+            holding = by_size.sum(axis=0)
         np.fill_diagonal(pairs, 0.0)
         log_pair = log_categorical(pairs, pairs.sum(axis=1)[:, None], n_labels - 1, alpha)
         np.fill_diagonal(log_pair, -np.inf)
-        size_count = self.size_stats_.count
-        by_size = self.size_stats_.sums
         # Rows m = 0..S of P(M = m | y), then one row shared by every larger size.
         size_given_label = log_categorical(
-            np.vstack([by_size, np.zeros((1, n_labels))]), label_count, n_labels, alpha
+            np.vstack([by_size, np.zeros((1, n_labels))]), holding, n_labels, alpha
         )
         # f0 chooses among the sizes seen (all stored sizes if none has weight): a size never
         # seen has no feature model, and skipping it spares the event model empty groups.
