@@ -12,6 +12,7 @@ zeros, reported per fraction.
 
     python benchmarks/bench_unknown_labels.py [--datasets medical scene ...] [--seeds 3]
         [--methods br cc naibx] [--json results.json]
+    python benchmarks/bench_unknown_labels.py --load results.json   # its table (markdown)
 
 ``--methods``: binary relevance (the default), the classifier chain and NaiBX, which learn
 from the known cells too.
@@ -92,6 +93,30 @@ def run(name, fractions, seeds, rule, method="br"):
     return rows
 
 
+def markdown(rows):
+    """The rows as a markdown table: one line per data set, method and setting, a column
+    per fraction hidden holding ``known cells / unknown as 0 (wins)``."""
+    fractions = sorted({row["hidden"] for row in rows})
+    head = "| data | method | setting | " + " | ".join(f"{f:.0%} hidden" for f in fractions)
+    lines = [head + " |", "| --- " * (3 + len(fractions)) + "|"]
+    keys = dict.fromkeys((row["dataset"], row.get("method", "br"), row["setting"]) for row in rows)
+    for key in keys:
+        cells = {
+            row["hidden"]: row
+            for row in rows
+            if (row["dataset"], row.get("method", "br"), row["setting"]) == key
+        }
+        values = [
+            f"{cells[f]['known_cells']:.3f} / {cells[f]['unknown_as_0']:.3f} "
+            f"({cells[f]['wins']}/{cells[f]['seeds']})"
+            if f in cells
+            else ""
+            for f in fractions
+        ]
+        lines.append("| " + " | ".join([*key, *values]) + " |")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", nargs="+", default=["medical", "scene", "emotions", "yeast"])
@@ -100,7 +125,12 @@ def main():
     parser.add_argument("--rule", default="threshold")
     parser.add_argument("--methods", nargs="+", default=["br"], choices=sorted(METHODS))
     parser.add_argument("--json", help="write the rows here")
+    parser.add_argument("--load", help="print the markdown table of a --json file, run nothing")
     args = parser.parse_args()
+    if args.load:
+        with open(args.load) as rows:
+            print(markdown(json.load(rows)))
+        return
     rows = []
     with threadpool_limits(1):
         for name in args.datasets:

@@ -184,6 +184,27 @@ def test_the_defaults_choose_their_settings_on_the_known_cells():
     np.testing.assert_array_equal(model.predict(X), same.predict(X))
 
 
+@pytest.mark.parametrize("seed", [17, 18])  # (17: fitting on the known cells matters, 18:
+def test_retune_fits_and_judges_the_known_cells_only(seed):  # judging them too)
+    from mlnb.decision_rules import RULES
+    from mlnb.metrics import f1_score as micro
+
+    X, Y, _ = _data(seed, n=120, hidden=0.3)
+    unknown = np.isnan(Y)
+    model = BinaryRelevance(events="multinomial", rule="predict").fit(X, Y).retune(X, Y)
+    scores = model.predict_log_odds(X)
+    truth = np.nan_to_num(Y)
+    fitting = np.where(unknown, -1e300, scores)
+    best = (micro(Y, (scores > 0).astype(int), average="micro"), None)  # Y's NaN skipped
+    for make in RULES.values():
+        rule = make().fit(fitting, truth)
+        value = micro(Y, rule.predict(scores), average="micro")
+        if value > best[0]:
+            best = (value, rule)
+    expected = (scores > 0).astype(int) if best[1] is None else best[1].predict(scores)
+    np.testing.assert_array_equal(model.predict(X), expected)
+
+
 def test_the_rules_of_the_search_never_judge_an_unknown_cell():
     from mlnb.decision_rules import SortedScores
     from mlnb.multilabel._resolution import _folds, _rule_options, _rules_to_try

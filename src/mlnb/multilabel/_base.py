@@ -56,6 +56,7 @@ from ._label_model import (
 from ._labels import binary_classes
 from ._resolution import (
     CLASSIC_LABELS,
+    INFINITE_SCORE,
     OWN_RULE,
     finite_scores,
     resolve_settings,
@@ -866,15 +867,22 @@ class AdditiveLabelNB(MultiLabelNB):
         self
         """
         check_is_fitted(self)
-        score = set_scorer("f1_micro")
-        truth = check_label_matrix(y, sparse=False)
+        micro_f1 = set_scorer("f1_micro")
+        truth = check_label_matrix(y, sparse=False, unknown=self._learns_unknown_cells)
+        hidden = np.isnan(truth)  # unknown cells: fitted as lowest and false, never judged
+        truth[hidden] = 0.0
+
+        def score(labels):
+            return micro_f1(truth, np.where(hidden, 0, labels))
+
         self.rule_ = None  # the own predict's labels come with the scores
         scores, own = self._scores_and_own_labels(X)
         scores = finite_scores(scores)
-        best = (score(truth, own), None)
+        fitting = np.where(hidden, -INFINITE_SCORE, scores) if hidden.any() else scores
+        best = (score(own), None)
         for make in RULES.values():
-            rule = make().fit(scores, truth)
-            value = score(truth, rule.predict(scores))
+            rule = make().fit(fitting, truth)
+            value = score(rule.predict(scores))
             if value > best[0]:
                 best = (value, rule)
         self.rule_ = best[1]

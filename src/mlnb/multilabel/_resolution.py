@@ -74,6 +74,7 @@ from ._per_label import label_average_precision, per_label_choice, ranking_safe_
 
 __all__ = [
     "CLASSIC_LABELS",
+    "INFINITE_SCORE",
     "LABEL_TERMS",
     "OWN_RULE",
     "TUNED",
