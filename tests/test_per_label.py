@@ -12,7 +12,7 @@ from sklearn.base import clone
 from sklearn.metrics import label_ranking_loss
 from sklearn.model_selection import KFold
 
-from mlnb import BinaryRelevance
+from mlnb import IMLNB, BinaryRelevance
 from mlnb.datasets import load_dataset
 from mlnb.decision_rules import SortedScores
 from mlnb.events import (
@@ -167,12 +167,13 @@ def test_a_label_changes_model_only_if_the_ranking_loss_does_not_rise(seed, ties
     assert _ranking_loss(truth, composite) <= _ranking_loss(truth, base) + 1e-9
 
 
-def test_the_defaults_give_labels_their_own_models_where_that_wins():
+@pytest.mark.parametrize("estimator", [BinaryRelevance, IMLNB])
+def test_the_defaults_give_labels_their_own_models_where_that_wins(estimator):
     """medical: some labels are told by a handful of words, others by many; the search
     keeps the per-label model, and giving it explicitly repeats the model."""
     data = load_dataset("medical")
     X, Y = data.train.X, data.train.Y
-    model = BinaryRelevance().fit(X, Y)
+    model = estimator().fit(X, Y)
     assert isinstance(model.events_, PerLabel)
     assert repr(model.events_) in model.chosen_["out_of_fold_micro_f1"]
     plain = clone(model).set_params(**model.chosen_params_).fit(X, Y)

@@ -29,9 +29,10 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
    then halves and doubles of the best) as in 3, the best k with the chosen rule refitted
    and cross-fitted, replaces it if it wins by one standard error and ranks each row's
    labels no worse (out-of-fold label ranking loss);
-6. binary relevance (whose labels are separate problems): each label takes, among the
-   settings screened that share the chosen model's statistics (its smoothings, the numbers
-   of features kept), the one that ranks the label's held-out rows best
+6. binary relevance and iMLNB (whose labels' feature models are separate problems): each
+   label takes, among the settings screened that share the chosen model's statistics (its
+   smoothings, the numbers of features kept), the one that ranks the label's held-out rows
+   best
    (:mod:`._per_label`), unless the change raises the held-out label ranking loss; that
    model (:class:`~mlnb.events.PerLabel`), with every rule refitted and cross-fitted,
    replaces the choice if it wins by one standard error and ranks each row's labels no

@@ -193,6 +193,10 @@ class IMLNB(AdditiveLabelNB):
     #: Unknown cells of Y: each label learnt from the rows where it is known, the other
     #: labels entering as features where they are known (missing elsewhere).
     _learns_unknown_cells = True
+    #: Each label's classifier over the features is binary relevance's: the defaults'
+    #: search may give each label its own smoothing and features
+    #: (:class:`~mlnb.events.PerLabel`).
+    _chooses_per_label = True
 
     def __init__(
         self,
