@@ -226,3 +226,36 @@ def test_per_label_models_score_compact_statistics_through_the_dense_tables(monk
         np.testing.assert_allclose(
             mixed.scores[test], finite_scores(refit.decision_function(X[test])), rtol=1e-9
         )
+
+
+def test_naibx_scores_its_labels_per_label_and_its_sizes_with_the_common_model():
+    """NaiBX's label stage takes a model per label (its p(x | y)); its size stage, whose
+    groups are label-set sizes, the PerLabel's common (first) model."""
+    from mlnb import NaiBX
+
+    X, Y = _counts(1, n_labels=4)
+    members = MEMBERS["counts"]
+    choice = (0, 1, 2, 0)
+    model = NaiBX(events=PerLabel(members, choice), rule=OWN_RULE).fit(X, Y)
+    common = NaiBX(events=members[0], rule=OWN_RULE).fit(X, Y)
+    np.testing.assert_array_equal(model.log_size_prior_, common.log_size_prior_)
+    np.testing.assert_allclose(
+        model._size_joint(X, model._model()), common._size_joint(X, common._model())
+    )
+    label_params = model._model()["label_params"]
+    for label, index in enumerate(choice):
+        alone = NaiBX(events=members[index], rule=OWN_RULE).fit(X, Y)
+        expected = alone._bound_events().score(alone._model()["label_params"], X)[:, label]
+        got = model._bound_events().score(label_params, X)[:, label]
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+    online = NaiBX(events=PerLabel(members, choice), rule=OWN_RULE)
+    online.partial_fit(X[:60], Y[:60]).partial_fit(X[60:], Y[60:])
+    np.testing.assert_allclose(online.predict_proba(X), model.predict_proba(X), rtol=1e-10)
+
+
+def test_naibx_defaults_try_a_model_per_label():
+    from mlnb import NaiBX
+
+    data = load_dataset("medical")
+    model = NaiBX().fit(data.train.X, data.train.Y)
+    assert any("PerLabel" in name for name in model.chosen_["out_of_fold_micro_f1"])

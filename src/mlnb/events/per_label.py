@@ -109,6 +109,12 @@ class PerLabel(EventModel):
     def _first(self):
         return self._members()[0]
 
+    def common_model(self):
+        """The first of ``models``, which scores groups that are not labels (NaiBX's
+        label-set sizes): the model the defaults' search chose for every label before
+        giving some labels their own."""
+        return self._first()
+
     @property
     def input_kind(self):
         return self._first().input_kind

@@ -53,6 +53,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..base.state import same_params
 from ..base.validation import Integers
+from ..events import PerLabel
 from ..events.categorical import check_pseudo_count, log_categorical
 from ..labels import split_unknown
 from ..stats import GroupStats, NamedStats, one_hot
@@ -226,6 +227,9 @@ class NaiBX(AdditiveLabelNB):
     #: Unknown cells of Y: the label stage learns each label from the rows where it is
     #: known, the size stage from the rows whose every label is known (see ``_model``).
     _learns_unknown_cells = True
+    #: The label stage's feature models are per label: the defaults' search may give each
+    #: label its own (:class:`~mlnb.events.PerLabel`; the size stage keeps the common one).
+    _chooses_per_label = True
 
     def __init__(
         self, *, events="tuned", rule="tuned", fixed_size=None, prior_alpha=1.0, missing="error"
@@ -460,7 +464,7 @@ class NaiBX(AdditiveLabelNB):
             "label_params": self.events_.estimate(self.feature_stats_),
             "size_params": None
             if self.size_feature_stats_ is None
-            else self.events_.estimate(self.size_feature_stats_.select_groups(size_groups)),
+            else self._size_events().estimate(self.size_feature_stats_.select_groups(size_groups)),
         }
         self._cache = model
         return model
@@ -495,12 +499,18 @@ class NaiBX(AdditiveLabelNB):
         """``log P(Y' = y' | Y = y)`` indexed [y, y'], shape (L, L); -inf on the diagonal."""
         return self._model()["log_pair"].copy()
 
+    def _size_events(self):
+        """The event model of the size stage: the fitted one, or, for a model per label
+        (:class:`~mlnb.events.PerLabel`), its common model."""
+        events = self.events_
+        return events.common_model() if isinstance(events, PerLabel) else events
+
     # ---- prediction ---------------------------------------------------------------------
     def _size_joint(self, X, model):
         """``log P(M = m) + sum_i log p(x_i | m)`` of f0 over the stored sizes; -inf if unseen."""
         groups = model["size_groups"]
         joint = np.full((X.shape[0], self.size_stats_.n_groups), -np.inf)
-        joint[:, groups] = self._bound_events().score(model["size_params"], X)
+        joint[:, groups] = self._bound_events(self._size_events()).score(model["size_params"], X)
         joint[:, groups] += model["log_size_prior"][groups]
         return joint
 
