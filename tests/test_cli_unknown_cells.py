@@ -51,7 +51,7 @@ def test_evaluate_scores_the_known_cells_and_other_methods_refuse(tmp_path):
     result = CliRunner().invoke(main, ["evaluate", str(data), "-m", "br", "--cv", "3", "--json"])
     assert result.exit_code == 0, result.output
     assert "micro_f1_loss" in result.output
-    refused = CliRunner().invoke(main, ["evaluate", str(data), "-m", "cc", "--cv", "3"])
+    refused = CliRunner().invoke(main, ["evaluate", str(data), "-m", "lp", "--cv", "3"])
     assert refused.exit_code == 1
     assert "unknown cells" in refused.output and "BinaryRelevance" in refused.output
     assert "Traceback" not in refused.output
