@@ -106,3 +106,11 @@ def test_the_command_line_lists_the_most_contradicted_cells(tmp_path):
     assert len(table) == 333 * 45 and table["contradiction"].is_monotonic_decreasing
     refused = CliRunner().invoke(main, ["audit", "webkb"])
     assert refused.exit_code == 1 and "text corpus" in refused.output
+
+
+def test_unknown_label_cells_are_refused_by_name():
+    X = np.array([[2, 0], [0, 3], [1, 1], [3, 0]])
+    Y = np.array([[1, 0], [0, np.nan], [1, 1], [1, 0]])
+    for audit in (audit_labels, leave_one_out_log_odds):
+        with pytest.raises(ValueError, match="the audit needs every label cell given: Y has 1"):
+            audit(X, Y)

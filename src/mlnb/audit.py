@@ -74,7 +74,7 @@ def leave_one_out_log_odds(X, Y, *, events="multinomial", prior_alpha=1.0):
     """
     model = BinaryRelevance(events=events, rule="predict", prior_alpha=prior_alpha)
     X = validate_rows(model, X, missing="error")
-    Y = check_label_matrix(Y, X.shape[0], sparse=True)
+    Y = _every_cell_known(Y, X.shape[0])
     if X.shape[0] < 2:
         raise ValueError("leave_one_out_log_odds needs at least 2 rows")
     model.fit(X, Y)
@@ -243,7 +243,7 @@ def audit_labels(X, Y, *, events=None, prior_alpha=1.0, top=None, label_names=No
         values = X.data if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         events = "gaussian" if values.size and np.nanmin(values) < 0 else "multinomial"
     make_event_model(events)  # a clear error for an unknown name
-    Y = check_label_matrix(Y, np.shape(X)[0], sparse=True)
+    Y = _every_cell_known(Y, np.shape(X)[0])
     odds = leave_one_out_log_odds(X, Y, events=events, prior_alpha=prior_alpha)
     given = Y.toarray().astype(np.int8)
     contradiction = np.where(given == 1, -odds, odds)
@@ -261,3 +261,15 @@ def audit_labels(X, Y, *, events=None, prior_alpha=1.0, top=None, label_names=No
             "contradiction": contradiction[rows, labels],
         }
     )
+
+
+def _every_cell_known(Y, n_samples):
+    """Y as a CSR 0/1 matrix; a ValueError that says so if some cells are unknown."""
+    Y = check_label_matrix(Y, n_samples, sparse=True, unknown=True)
+    n_unknown = int(np.isnan(Y.data).sum())
+    if n_unknown:
+        raise ValueError(
+            f"the audit needs every label cell given: Y has {n_unknown} unknown cells (NaN, "
+            "masked or '?'); audit the rows whose labels are all known, or fill the cells"
+        )
+    return Y
