@@ -88,15 +88,8 @@ def test_out_of_fold_scores_of_every_candidate_equal_refitted_folds(estimator):
             np.testing.assert_array_equal(candidate.own[test], refit.predict(X[test]))
 
 
-@pytest.mark.parametrize("small", [True, False])
-def test_the_search_keeps_the_plain_setting_unless_a_richer_one_wins(small, monkeypatch):
-    """Labels that no feature predicts: nothing beats the plainest setting out of fold.
-    On small data (at most SMALL_ENTRIES label entries) every candidate is tried with
-    every rule, else the FINALISTS best on the screen."""
-    from mlnb.multilabel import _resolution
-
-    if not small:
-        monkeypatch.setattr(_resolution, "SMALL_ENTRIES", 0)
+def test_the_search_keeps_the_plain_setting_unless_a_richer_one_wins():
+    """Labels that no feature predicts: nothing beats the plainest setting out of fold."""
     rng = np.random.default_rng(3)
     X = rng.poisson(2.0, size=(200, 10))
     Y = (rng.random((200, 3)) < 0.5).astype(int)
@@ -111,8 +104,7 @@ def test_the_search_keeps_the_plain_setting_unless_a_richer_one_wins(small, monk
     assert set(names) <= set(resolution.results)
     # every candidate with its own predict; the finalists of the screen with every rule
     sizes = sorted(len(resolution.results[name]) for name in names)
-    finalists = len(sizes) if small else FINALISTS
-    assert sizes == [1] * (len(sizes) - finalists) + [len(RULES) + 1] * finalists
+    assert sizes == [1] * (len(sizes) - FINALISTS) + [len(RULES) + 1] * FINALISTS
     assert all(OWN_RULE in rules for rules in resolution.results.values())
     best = max(max(rules.values()) for rules in resolution.results.values())
     chosen = resolution.results[repr(resolution.events)][resolution.rule_name]
@@ -417,7 +409,6 @@ def test_large_data_screen_on_one_fold_then_score_the_finalists_on_every_fold(mo
 
     X, Y = _counts(seed=5, n=150)
     Y = sp.csr_matrix(Y)
-    monkeypatch.setattr(_resolution, "SMALL_ENTRIES", 0)  # (small data: every candidate)
     full = resolve_settings(BinaryRelevance(), X, Y)
     monkeypatch.setattr(_resolution, "SCREEN_ENTRIES", 0)
     screened = resolve_settings(BinaryRelevance(), X, Y)

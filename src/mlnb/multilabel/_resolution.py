@@ -13,8 +13,7 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
 3. every candidate is tried with its own ``predict`` and screened by one threshold for all
    labels fitted to micro F1 (how well its scores rank; on data of more than
    :data:`SCREEN_ENTRIES` label entries, on the first fold only); the :data:`FINALISTS`
-   best on that screen (every candidate on data of at most :data:`SMALL_ENTRIES` label
-   entries) are tried with every rule of :mod:`mlnb.decision_rules`. A rule is
+   best on that screen are tried with every rule of :mod:`mlnb.decision_rules`. A rule is
    judged cross-fitted: each fold's rows decided by the rule fitted to the other folds'
    out-of-fold scores (a cut per label judged on the scores it was fitted to looks better
    than it is); the rules share one sort of each label's and each row's scores
@@ -113,11 +112,6 @@ N_FOLDS = 5
 SCREEN_RULE = "threshold"
 #: Candidates tried with every rule: those best with their own predict or the screen rule.
 FINALISTS = 2
-#: Data of at most this many label entries (rows x labels) try every candidate with every
-#: rule: there one threshold screens the candidates by noise (flags, 129 rows x 7 labels:
-#: the discretised Gaussian, fourth on the screen, is best with SCut; test micro F1 0.678
-#: -> 0.725), and trying every rule costs less than 0.2 s.
-SMALL_ENTRIES = 10_000
 #: The fewest features per label a search keeps (:func:`selects_features`).
 MIN_KEPT = 5
 #: How a chain's label terms are smoothed while its event model and rule are chosen:
@@ -753,8 +747,7 @@ def resolve_settings(
             value, sorted_scores = screen(candidate, part, part_hidden)
             pool.append((candidate.events, only, sorted_scores))
             finalists.append((value, -order, candidate, sorted_scores))
-            kept = len(finalists) if truth.size <= SMALL_ENTRIES else FINALISTS
-            finalists = sorted(finalists, key=lambda f: f[:2], reverse=True)[:kept]
+            finalists = sorted(finalists, key=lambda f: f[:2], reverse=True)[:FINALISTS]
         if on_one_fold:  # every fold for the plainest candidate and the finalists
             chosen = [f[2].events for f in finalists]
             again = [candidates[0]] + [e for e in chosen if e is not candidates[0]]
