@@ -5,6 +5,8 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 from mlnb import metrics as M
@@ -274,3 +276,64 @@ def test_registry_values_match_the_functions():
     )
     assert metrics["log_loss"](Yr, proba) == M.log_loss(Yr, proba)
     assert metrics["macro_roc_auc"](Yr, scores) != metrics["micro_roc_auc"](Yr, scores)
+
+
+# ---- unknown cells of Y_true: every criterion over the known cells -------------------------
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), sparse_truth=st.booleans())
+def test_ranking_criteria_skip_unknown_cells(seed, sparse_truth):
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    from mlnb.metrics import (
+        average_precision,
+        coverage_error,
+        label_ranking_average_precision_score,
+        label_ranking_loss,
+        log_loss,
+        one_error,
+        roc_auc,
+    )
+
+    rng = np.random.default_rng(seed)
+    truth = (rng.random((14, 5)) < 0.4).astype(float)
+    scores = np.round(rng.normal(size=truth.shape), 1)  # ties too
+    unknown = rng.random(truth.shape) < 0.3
+    cells = np.where(unknown, np.nan, truth)
+    cells = sp.csr_matrix(cells) if sparse_truth else cells
+
+    def per_row(criterion):  # each row alone, over its known cells
+        values = [
+            criterion(truth[[i]][:, ~unknown[i]], scores[[i]][:, ~unknown[i]])
+            if (~unknown[i]).any()
+            else None
+            for i in range(len(truth))
+        ]
+        return values
+
+    for criterion in (label_ranking_loss, label_ranking_average_precision_score, one_error):
+        values = per_row(criterion)
+        defaults = {one_error: 1.0, label_ranking_loss: 0.0}
+        expected = np.mean([defaults.get(criterion, 1.0) if v is None else v for v in values])
+        assert criterion(cells, scores) == pytest.approx(expected), criterion.__name__
+    coverage = [0 if v is None else v for v in per_row(coverage_error)]
+    assert coverage_error(cells, scores) == pytest.approx(np.mean(coverage))
+    known = ~unknown
+    for name, ours, theirs in (
+        ("auc", roc_auc, roc_auc_score),
+        ("ap", average_precision, average_precision_score),
+    ):
+        labels = []
+        for j in range(truth.shape[1]):
+            column = truth[known[:, j], j]
+            if name == "auc" and 0 < column.sum() < len(column):
+                labels.append(theirs(column, scores[known[:, j], j]))
+            if name == "ap" and column.sum() > 0:
+                labels.append(theirs(column, scores[known[:, j], j]))
+        if labels:
+            assert ours(cells, scores, average="macro") == pytest.approx(np.mean(labels))
+        assert ours(cells, scores, average="micro") == pytest.approx(
+            theirs(truth[known], scores[known])
+        )
+    proba = 1 / (1 + np.exp(-scores))
+    losses = np.where(truth[known] == 1, -np.log(proba[known]), -np.log1p(-proba[known]))
+    assert log_loss(cells, proba) == pytest.approx(losses.mean())

@@ -23,8 +23,10 @@ Ranking criteria of n x L label *scores* (higher = more likely) rather than 0/1
 predictions: ``coverage_error``, ``label_ranking_loss`` and
 ``label_ranking_average_precision_score`` (equal to scikit-learn's), ``one_error``,
 ``roc_auc``, ``average_precision`` (macro or micro) and ``log_loss`` (of probabilities);
-their docstrings state how ties, empty rows and constant labels count. Top-k criteria of
-large label spaces (``precision_at_k``, ``ndcg_at_k``, ``psprecision_at_k`` with
+their docstrings state how ties, empty rows and constant labels count. **Unknown cells**
+of ``Y_true`` (NaN, stored NaN of a sparse matrix, masked cells) are skipped by every
+criterion of 0/1 predictions and of scores: a row or label counts its known cells only.
+Top-k criteria of large label spaces (``precision_at_k``, ``ndcg_at_k``, ``psprecision_at_k`` with
 ``label_propensities``) take dense scores or a sparse matrix of each row's top scores.
 
 Named criteria (the 11 losses of the dynamic-chains paper, Trajdos and Kurzynski, the

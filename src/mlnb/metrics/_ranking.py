@@ -25,7 +25,7 @@ from functools import partial
 import numpy as np
 import scipy.sparse as sp
 
-from ._counts import _as_indicator
+from ._counts import _as_indicator, _known_part, unknown_cells
 from ._registry import register_metric
 
 __all__ = [
@@ -46,7 +46,12 @@ _EPS = float(np.finfo(np.float64).eps)
 
 
 def _check_scores(Y_true, scores, name="scores"):
-    """Validate ``Y_true`` (indicator) and ``scores`` (real, no NaN, same shape)."""
+    """Validate ``Y_true`` (indicator) and ``scores`` (real, no NaN, same shape); returns
+    them and the unknown cells of ``Y_true`` (a dense bool array, or None)."""
+    unknown = unknown_cells(Y_true)
+    if unknown is not None:
+        Y_true = _known_part(Y_true)
+        unknown = unknown.toarray() if sp.issparse(unknown) else np.asarray(unknown)
     Y_true = _as_indicator(Y_true, "Y_true")
     if sp.issparse(scores):
         scores = scores.toarray()
@@ -64,7 +69,7 @@ def _check_scores(Y_true, scores, name="scores"):
         raise ValueError(f"Y_true and {name} must be non-empty, got shape {Y_true.shape}.")
     if np.isnan(scores).any():
         raise ValueError(f"{name} must not contain NaN.")
-    return Y_true, scores
+    return Y_true, scores, unknown
 
 
 def _check_weight(sample_weight, n):
@@ -86,10 +91,20 @@ def _check_average(average):
         raise ValueError(f"average must be one of {_LABEL_AVERAGES}, got {average!r}.")
 
 
-def _codes(scores):
-    """Order-preserving integer codes of ``scores`` (ties equal; ``±inf`` become finite)."""
+def _codes(scores, unknown=None):
+    """Order-preserving integer codes of ``scores`` (ties equal; ``±inf`` become finite);
+    with ``unknown`` cells, those get code 0, below every known cell's."""
     codes = np.unique(scores.ravel(), return_inverse=True)[1]
-    return codes.reshape(scores.shape).astype(np.int64), int(codes.max()) + 1
+    codes = codes.reshape(scores.shape).astype(np.int64)
+    if unknown is None:
+        return codes, int(codes.max()) + 1
+    return np.where(unknown, 0, codes + 1), int(codes.max()) + 2
+
+
+def _known_per_row(unknown, shape):
+    """The number of known cells of each row (every label without unknown cells)."""
+    n, n_labels = shape
+    return np.full(n, n_labels) if unknown is None else n_labels - unknown.sum(axis=1)
 
 
 def _count_at_least(sorted_keys, keys, block_end, cumulative=None):
@@ -107,15 +122,15 @@ def _count_at_least(sorted_keys, keys, block_end, cumulative=None):
 # ---------------------------------------------------------------- per-row ranks
 
 
-def _relevant_ranks(Y_true, scores):
-    """Ranks of the relevant cells within their row.
+def _relevant_ranks(Y_true, scores, unknown=None):
+    """Ranks of the relevant cells within their row (unknown cells below every one).
 
     Returns ``rows`` (the row of each relevant cell), ``rank`` (labels of the row
     scored at least as high as the cell, itself included), ``relevant_rank`` (relevant
     labels of the row scored at least as high) and ``n_relevant`` per row.
     """
     n, n_labels = scores.shape
-    codes, n_codes = _codes(scores)
+    codes, n_codes = _codes(scores, unknown)
     # One key per cell, increasing with the row and, within a row, with the score.
     offset = np.arange(n, dtype=np.int64) * n_codes
     rows, cols = Y_true.nonzero()
@@ -150,9 +165,9 @@ def coverage_error(Y_true, scores, *, sample_weight=None):
     -------
     float
     """
-    Y_true, scores = _check_scores(Y_true, scores)
+    Y_true, scores, unknown = _check_scores(Y_true, scores)
     w = _check_weight(sample_weight, scores.shape[0])
-    rows, rank, _, _ = _relevant_ranks(Y_true, scores)
+    rows, rank, _, _ = _relevant_ranks(Y_true, scores, unknown)
     coverage = np.zeros(scores.shape[0], dtype=np.int64)
     np.maximum.at(coverage, rows, rank)
     return float(np.average(coverage, weights=w))
@@ -179,13 +194,13 @@ def label_ranking_loss(Y_true, scores, *, sample_weight=None):
     -------
     float
     """
-    Y_true, scores = _check_scores(Y_true, scores)
-    n, n_labels = scores.shape
+    Y_true, scores, unknown = _check_scores(Y_true, scores)
+    n = scores.shape[0]
     w = _check_weight(sample_weight, n)
-    rows, rank, relevant_rank, n_relevant = _relevant_ranks(Y_true, scores)
+    rows, rank, relevant_rank, n_relevant = _relevant_ranks(Y_true, scores, unknown)
     # Irrelevant labels scored at least as high as each relevant one.
     wrong = np.bincount(rows, weights=rank - relevant_rank, minlength=n)
-    pairs = n_relevant * (n_labels - n_relevant)
+    pairs = n_relevant * (_known_per_row(unknown, scores.shape) - n_relevant)
     loss = np.zeros(n)
     np.divide(wrong, pairs, out=loss, where=pairs > 0)
     return float(np.average(loss, weights=w))
@@ -213,13 +228,13 @@ def label_ranking_average_precision_score(Y_true, scores, *, sample_weight=None)
     -------
     float
     """
-    Y_true, scores = _check_scores(Y_true, scores)
-    n, n_labels = scores.shape
+    Y_true, scores, unknown = _check_scores(Y_true, scores)
+    n = scores.shape[0]
     w = _check_weight(sample_weight, n)
-    rows, rank, relevant_rank, n_relevant = _relevant_ranks(Y_true, scores)
+    rows, rank, relevant_rank, n_relevant = _relevant_ranks(Y_true, scores, unknown)
     total = np.bincount(rows, weights=relevant_rank / rank, minlength=n)
     value = np.ones(n)
-    ranked = (n_relevant > 0) & (n_relevant < n_labels)
+    ranked = (n_relevant > 0) & (n_relevant < _known_per_row(unknown, scores.shape))
     np.divide(total, n_relevant, out=value, where=ranked)
     return float(np.average(value, weights=w))
 
@@ -247,10 +262,11 @@ def one_error(Y_true, scores, *, sample_weight=None):
     -------
     float
     """
-    Y_true, scores = _check_scores(Y_true, scores)
+    Y_true, scores, unknown = _check_scores(Y_true, scores)
     n = scores.shape[0]
     w = _check_weight(sample_weight, n)
-    top = scores == scores.max(axis=1, keepdims=True)
+    codes, _ = _codes(scores, unknown)  # (the top among the known cells)
+    top = codes == codes.max(axis=1, keepdims=True)
     n_top = np.count_nonzero(top, axis=1)
     rows, cols = Y_true.nonzero()
     relevant_top = np.bincount(rows, weights=top[rows, cols], minlength=n)
@@ -260,7 +276,7 @@ def one_error(Y_true, scores, *, sample_weight=None):
 # ---------------------------------------------------------------- label-based curves
 
 
-def _group_counts(Y_true, scores, w, average):
+def _group_counts(Y_true, scores, w, average, unknown=None):
     """Weights above and at the score of every relevant cell, within its group.
 
     The group of a cell is its label (``"macro"``) or one group of all cells
@@ -268,20 +284,25 @@ def _group_counts(Y_true, scores, w, average):
     for the relevant cells, their ``group`` and their row weight, then the weight of
     the cells (``ge_all``) and of the relevant cells (``ge_pos``) of the group scored at
     least as high, and of those scored equally (``eq_all``, ``eq_pos``); then the number
-    of groups and the total weight of one group.
+    of groups, the total weight of each group and the number of its cells of positive
+    weight. Unknown cells weigh nothing.
     """
     n, n_labels = scores.shape
-    codes, n_codes = _codes(scores)
+    codes, n_codes = _codes(scores, unknown)
+    cell_w = np.repeat(w, n_labels)  # each cell weighs its row's weight; unknown ones 0
+    if unknown is not None:
+        cell_w = np.where(unknown.ravel(), 0.0, cell_w)
     if average == "macro":
         group = np.broadcast_to(np.arange(n_labels, dtype=np.int64), (n, n_labels))
-        n_groups, group_weight = n_labels, w.sum()
+        n_groups = n_labels
+        group_weight = cell_w.reshape(n, n_labels).sum(axis=0)
     else:
         group = np.zeros((n, n_labels), dtype=np.int64)
-        n_groups, group_weight = 1, w.sum() * n_labels
+        n_groups, group_weight = 1, np.array([cell_w.sum()])
     cell_keys = (group * n_codes + codes).ravel()
     order = np.argsort(cell_keys, kind="stable")
     all_keys = cell_keys[order]
-    all_cum = np.concatenate(([0.0], np.cumsum(np.repeat(w, n_labels)[order])))
+    all_cum = np.concatenate(([0.0], np.cumsum(cell_w[order])))
     rows, cols = Y_true.nonzero()
     pos_group = group[rows, cols]
     pos_w = w[rows]
@@ -297,7 +318,8 @@ def _group_counts(Y_true, scores, w, average):
     ge_pos = _count_at_least(pos_keys, keys, pos_end, pos_cum)
     eq_all = ge_all - _count_at_least(all_keys, keys + 1, all_end, all_cum)
     eq_pos = ge_pos - _count_at_least(pos_keys, keys + 1, pos_end, pos_cum)
-    return pos_group, pos_w, ge_all, ge_pos, eq_all, eq_pos, n_groups, group_weight
+    n_weighted = np.bincount(group.ravel(), weights=cell_w > 0, minlength=n_groups)
+    return pos_group, pos_w, ge_all, ge_pos, eq_all, eq_pos, n_groups, group_weight, n_weighted
 
 
 def _average_groups(values, defined, average):
@@ -335,14 +357,12 @@ def roc_auc(Y_true, scores, *, average="macro", sample_weight=None):
     float
     """
     _check_average(average)
-    Y_true, scores = _check_scores(Y_true, scores)
+    Y_true, scores, unknown = _check_scores(Y_true, scores)
     w = _check_weight(sample_weight, scores.shape[0])
-    group, pos_w, ge_all, ge_pos, eq_all, eq_pos, n_groups, group_weight = _group_counts(
-        Y_true, scores, w, average
-    )
+    counts = _group_counts(Y_true, scores, w, average, unknown)
+    group, pos_w, ge_all, ge_pos, eq_all, eq_pos, n_groups, group_weight, n_weighted = counts
     pos_weight = np.bincount(group, weights=pos_w, minlength=n_groups)
     # Decide constancy on counts of weighted cells, not on a difference of float sums.
-    n_weighted = np.count_nonzero(w) * (1 if average == "macro" else scores.shape[1])
     n_pos = np.bincount(group, weights=pos_w > 0, minlength=n_groups)
     defined = (n_pos > 0) & (n_pos < n_weighted)
     neg_weight = np.where(defined, group_weight - pos_weight, 0.0)
@@ -380,9 +400,10 @@ def average_precision(Y_true, scores, *, average="macro", sample_weight=None):
     float
     """
     _check_average(average)
-    Y_true, scores = _check_scores(Y_true, scores)
+    Y_true, scores, unknown = _check_scores(Y_true, scores)
     w = _check_weight(sample_weight, scores.shape[0])
-    group, pos_w, ge_all, ge_pos, _, _, n_groups, _ = _group_counts(Y_true, scores, w, average)
+    counts = _group_counts(Y_true, scores, w, average, unknown)
+    group, pos_w, ge_all, ge_pos, _, _, n_groups, _, _ = counts
     precision = np.zeros_like(ge_all)
     np.divide(ge_pos, ge_all, out=precision, where=ge_all > 0)
     pos_weight = np.bincount(group, weights=pos_w, minlength=n_groups)
@@ -420,18 +441,22 @@ def log_loss(Y_true, proba, *, eps=_EPS, sample_weight=None):
     """
     if not 0 < eps < 0.5:
         raise ValueError(f"eps must be in (0, 0.5), got {eps!r}.")
-    Y_true, proba = _check_scores(Y_true, proba, name="proba")
+    Y_true, proba, unknown = _check_scores(Y_true, proba, name="proba")
     if np.any((proba < 0) | (proba > 1)):
         raise ValueError("proba must contain probabilities in [0, 1].")
-    n, n_labels = proba.shape
+    n = proba.shape[0]
     w = _check_weight(sample_weight, n)
     proba = np.clip(proba, eps, 1 - eps)
-    # Every cell costs -log(1 - p); a relevant cell costs -log(p) instead.
-    row_loss = -np.log1p(-proba).sum(axis=1)
+    # Every cell costs -log(1 - p); a relevant cell costs -log(p) instead; unknown nothing.
+    cell_loss = -np.log1p(-proba)
+    if unknown is not None:
+        cell_loss[unknown] = 0.0
+    row_loss = cell_loss.sum(axis=1)
     rows, cols = Y_true.nonzero()
     p = proba[rows, cols]
     row_loss += np.bincount(rows, weights=np.log1p(-p) - np.log(p), minlength=n)
-    return float(np.average(row_loss, weights=w) / n_labels)
+    cells = np.average(_known_per_row(unknown, proba.shape), weights=w)
+    return float(np.average(row_loss, weights=w) / cells) if cells else 0.0
 
 
 # ---- the criteria this module registers in mlnb.metrics.METRICS ---------------------------------
