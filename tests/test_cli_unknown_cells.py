@@ -55,3 +55,18 @@ def test_evaluate_scores_the_known_cells_and_other_methods_refuse(tmp_path):
     assert refused.exit_code == 1
     assert "unknown cells" in refused.output and "BinaryRelevance" in refused.output
     assert "Traceback" not in refused.output
+
+
+def test_compare_names_every_method_that_cannot_learn_the_unknown_cells(tmp_path):
+    data = tmp_path / "partial.arff"
+    n_unknown = _arff(data, n=90)
+    args = ["compare", "-m", "br,cc,lp,ecc", "--datasets", str(data), "--cv", "3"]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert f"lp on partial ({n_unknown} unknown label cells), ecc on partial" in result.output
+    assert "br on" not in result.output and "fold" not in result.output  # before any run
+    learnt = CliRunner().invoke(
+        main, ["compare", "-m", "br,cc", "--datasets", str(data), "--cv", "3", "-q",
+               "--out", str(tmp_path / "ok")],
+    )  # fmt: skip
+    assert learnt.exit_code == 0, learnt.output

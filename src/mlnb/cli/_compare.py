@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ._data import data_kind, describe_data, evaluation_data
+from ._data import data_kind, describe_data, evaluation_data, unknown_label_cells
 from ._evaluation import metric_names, run_all
 from ._inputs import GENERATED
 from ._methods import parse_params
@@ -164,6 +164,7 @@ def compare(
             )  # fmt: skip
             runs[data_name, method] = (estimator, data, folds)
         criteria[data_name] = metric_names(metrics, data)
+    _check_unknown_cells(runs)
     kind = data_kind(loaded[data_names[0]][0])  # one kind: make_estimator refused any mix
     results = run_all(
         runs, seed=seed, stratify=stratify, metrics=criteria.get, quiet=quiet or as_json
@@ -215,3 +216,26 @@ def _protocol(cv, split, train_test, stratify, seed, threshold, params):
     if params:
         text += "; " + " ".join(f"-p {p}" for p in params)
     return text
+
+
+def _check_unknown_cells(runs):
+    """Before any run: a method that cannot learn a data set's unknown label cells stops
+    the comparison (its tests need every method on every set), naming them all."""
+    refused = [
+        f"{method} on {data.name} ({unknown_label_cells(data)} unknown label cells)"
+        for (_, method), (estimator, data, _) in runs.items()
+        if unknown_label_cells(data) and not _learns_unknown_cells(estimator)
+    ]
+    if refused:
+        raise Failure(
+            f"cannot compare {', '.join(refused)}: those methods need every label cell; "
+            "BinaryRelevance, ClassifierChain, IMLNB and NaiBX (br, cc, imlnb, naibx, Naive "
+            "Bayes path) learn around unknown cells, or fill them first"
+        )
+
+
+def _learns_unknown_cells(estimator):
+    """Whether an estimator learns from label matrices with unknown cells."""
+    return getattr(estimator, "_learns_unknown_cells", False) and (
+        getattr(estimator, "base_estimator", None) is None
+    )
