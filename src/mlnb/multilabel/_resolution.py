@@ -29,8 +29,7 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
    then halves and doubles of the best) as in 3, the best k with the chosen rule refitted
    and cross-fitted, replaces it if it wins by one standard error and ranks each row's
    labels no worse (out-of-fold label ranking loss);
-6. binary relevance, iMLNB and NaiBX's label stage (whose labels' feature models are
-   separate; NaiBX's size stage keeps the common model): each
+6. binary relevance and iMLNB (whose labels' feature models are separate problems): each
    label takes, among the settings screened that share the chosen model's statistics (its
    smoothings, the numbers of features kept), the one that ranks the label's held-out rows
    best
