@@ -376,3 +376,19 @@ def test_naibx_learns_each_table_from_the_cells_it_needs():
     # p(x | y in Y): the rows known to hold y
     holding_rows = NaiBX(events="multinomial", rule="predict").fit(X, positive)
     np.testing.assert_allclose(model.feature_stats_.sums, holding_rows.feature_stats_.sums)
+
+
+def test_score_skips_unknown_cells():
+    X, Y, _ = _data(18, n=60, hidden=0.3)
+    model = _plain("multinomial").fit(X, Y)
+    predicted = model.predict(X)
+    right = np.all((predicted == Y) | np.isnan(Y), axis=1)
+    assert model.score(X, Y) == pytest.approx(right.mean())
+    masked = np.ma.masked_array(np.nan_to_num(Y), mask=np.isnan(Y))
+    assert model.score(X, masked) == pytest.approx(right.mean())
+    weights = np.arange(1.0, len(X) + 1)
+    assert model.score(X, Y, sample_weight=weights) == pytest.approx(
+        np.average(right, weights=weights)
+    )
+    known = np.nan_to_num(Y)  # (every cell known: scikit-learn's subset accuracy)
+    assert model.score(X, known) == pytest.approx(np.all(predicted == known, axis=1).mean())

@@ -145,6 +145,9 @@ class MultiLabelEstimator(UnitTestParams, MultiLabelClassifierMixin, BaseEstimat
     def score(self, X, y, sample_weight=None):
         """Subset accuracy (every label of a row right) on X and ``y`` in any label form.
 
+        Unknown cells of ``y`` (NaN or masked) are skipped: a row is right when its known
+        cells are (as :func:`mlnb.metrics.subset_accuracy`).
+
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
@@ -159,6 +162,12 @@ class MultiLabelEstimator(UnitTestParams, MultiLabelClassifierMixin, BaseEstimat
         Y, _ = label_matrix(y, fitted_names(self))
         if sp.issparse(Y):
             Y = Y.toarray()
+        if not isinstance(Y, np.ma.MaskedArray):
+            Y = np.asarray(Y)
+        if (Y.dtype.kind == "f" and np.isnan(Y).any()) or np.ma.is_masked(Y):
+            hidden = np.ma.getmaskarray(Y) | np.isnan(np.ma.getdata(Y).astype(float))
+            right = (np.ma.getdata(Y) == self.predict(X)) | hidden
+            return float(np.average(right.all(axis=1), weights=sample_weight))
         return super().score(X, Y, sample_weight=sample_weight)
 
     def predict_top_k(self, X, k=5, *, mode="scores", batch_size=None):
