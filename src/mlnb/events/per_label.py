@@ -149,24 +149,25 @@ class PerLabel(EventModel):
 
     # ---- estimates and scores, block by block ---------------------------------------------
     def estimate(self, stats):
-        members, choice = self._members(), self._choice(stats.n_groups)
-        blocks = []
-        for index, model in enumerate(members):
-            groups = np.flatnonzero(choice == index)
-            if groups.size:
-                blocks.append((model, groups, model.estimate(stats.select_groups(groups))))
-        return PerLabelParameters(blocks, int(stats.n_groups))
+        return self._by_member(stats, lambda model, part, groups: model.estimate(part))
 
     def estimate_stacked(self, stats, totals, member):
         """As :meth:`estimate`, each member's groups with their own models' totals; None if
         a member used has no stacked form."""
-        members, choice = self._members(), self._choice(stats.n_groups)
         member = np.asarray(member)
+        return self._by_member(
+            stats, lambda model, part, groups: model.estimate_stacked(part, totals, member[groups])
+        )
+
+    def _by_member(self, stats, estimate):
+        """Each member's ``estimate(model, its groups' statistics, groups)`` in one
+        parameters object; None if a member's is None."""
+        members, choice = self._members(), self._choice(stats.n_groups)
         blocks = []
         for index, model in enumerate(members):
             groups = np.flatnonzero(choice == index)
             if groups.size:
-                block = model.estimate_stacked(stats.select_groups(groups), totals, member[groups])
+                block = estimate(model, stats.select_groups(groups), groups)
                 if block is None:
                     return None
                 blocks.append((model, groups, block))

@@ -162,17 +162,16 @@ class ChiSquaredSelection(EventModel):
 
     # ---- estimates, selection and scores -------------------------------------------------
     def estimate(self, stats):
-        self._k()
-        sums = stats.sums.toarray() if hasattr(stats.sums, "toarray") else stats.sums  # compact
-        return SelectedParameters(
-            self._inner().estimate(stats), np.asarray(sums), np.asarray(stats.count)
-        )
+        return self._selecting(self._inner().estimate(stats), stats)
 
     def estimate_stacked(self, stats, totals, member):
         inner = self._inner().estimate_stacked(stats, totals, member)
-        if inner is None:
-            return None
-        sums = stats.sums.toarray() if hasattr(stats.sums, "toarray") else stats.sums
+        return None if inner is None else self._selecting(inner, stats)
+
+    def _selecting(self, inner, stats):
+        """The wrapped model's parameters with the sums and counts its selection reads."""
+        self._k()
+        sums = stats.sums.toarray() if hasattr(stats.sums, "toarray") else stats.sums  # compact
         return SelectedParameters(inner, np.asarray(sums), np.asarray(stats.count))
 
     def selected(self, params_a, params_b):
