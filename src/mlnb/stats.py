@@ -41,6 +41,8 @@ models that read compact statistics say so
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -1180,12 +1182,10 @@ class GroupStats:
             **observed,
         )
 
-    def empty_like(self) -> GroupStats:
-        """Statistics of no row, with this object's groups, features and kinds."""
-        new = GroupStats(self.n_groups, self.n_features, second_moments=self.second_moments)
-        if self.compact:
-            new.sums = sp.csr_matrix((self.n_groups, self.n_features))
-        return new
+    def emptied(self) -> GroupStats:
+        """The statistics of the same rows with every group empty: the totals kept, each
+        group's count, sums, moments and observed counts zero (a copy)."""
+        return self.select_groups(np.arange(0)).add_groups(self.n_groups)
 
     def padded(self, n_groups: int) -> GroupStats:
         """These statistics, or a copy with empty groups appended up to ``n_groups``."""
@@ -1253,11 +1253,13 @@ class NamedStats:
     array([2., 1.])
     """
 
-    #: Parts that may be None (or absent) in one operand and kept in the other: None means
-    #: no row is in any of their groups (``unknown``, ``unknown_labels``: X and Y over the
-    #: rows of each label where it is unknown, None where every cell was known), and they
-    #: are added or subtracted as empty.
-    EMPTY_WHEN_NONE = frozenset({"unknown", "unknown_labels"})
+    #: Parts that may be None (or absent) in one operand and kept in the other, with the
+    #: part over the same rows that they take their totals from: None means no row is in
+    #: any of their groups (``unknown``, ``unknown_labels``: X and Y over the rows of each
+    #: label where it is unknown, None where every cell was known), and they are added or
+    #: subtracted as their partner's statistics with every group emptied
+    #: (:meth:`GroupStats.emptied`), so that their totals stay those of every row.
+    EMPTY_WHEN_NONE: ClassVar[dict] = {"unknown": "features", "unknown_labels": "labels"}
 
     def __init__(self, **parts):
         self.parts = parts
@@ -1277,18 +1279,25 @@ class NamedStats:
         )
 
     def _combine(self, other, operation):
-        if set(other.parts) - self.EMPTY_WHEN_NONE != set(self.parts) - self.EMPTY_WHEN_NONE:
+        optional = set(self.EMPTY_WHEN_NONE)
+        if set(other.parts) - optional != set(self.parts) - optional:
             raise ValueError(f"statistics of {sorted(self.parts)} and {sorted(other.parts)}")
+        # an optional part kept by one operand only: the other's partner, emptied (made
+        # before the operation changes the partners in place)
+        filled = {
+            name: tuple(
+                stats[partner].emptied() if stats[name] is None else stats[name]
+                for stats in (self, other)
+            )
+            for name, partner in self.EMPTY_WHEN_NONE.items()
+            if (self[name] is None) != (other[name] is None)
+        }
         for name in [*self.parts, *sorted(set(other.parts) - set(self.parts))]:
-            mine, theirs = self[name], other[name]
+            mine, theirs = filled.get(name, (self[name], other[name]))
             if mine is None or theirs is None:
                 if mine is None and theirs is None:
                     continue
-                if name not in self.EMPTY_WHEN_NONE:
-                    raise ValueError(f"the statistics {name!r} are kept by one operand only")
-                if theirs is None:
-                    continue
-                mine = theirs.empty_like()
+                raise ValueError(f"the statistics {name!r} are kept by one operand only")
             n_groups = max(mine.n_groups, theirs.n_groups)
             mine, theirs = (stats.padded(n_groups) for stats in (mine, theirs))
             self.parts[name] = operation(mine, theirs)

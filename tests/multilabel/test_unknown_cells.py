@@ -126,6 +126,25 @@ def test_batches_partitions_and_folds_equal_the_fit(events):
         )
 
 
+@pytest.mark.parametrize("events", ["multinomial", "gaussian"])
+def test_the_unknown_part_keeps_the_totals_of_every_row(events):
+    """Batches without unknown cells add their rows to the unknown part's totals too (as
+    its partner's statistics emptied): a model of a known batch, then one with unknown
+    cells, can forget rows of both."""
+    X, Y, _ = _data(19, n=50)
+    Y[:40] = np.nan_to_num(Y[:40])  # a first batch with every cell known
+    online = _plain(events).partial_fit(X[:40], Y[:40]).partial_fit(X[40:], Y[40:])
+    merged = _plain(events).fit(X[:40], Y[:40]).merge(_plain(events).fit(X[40:], Y[40:]))
+    for model in (online, merged):
+        assert model.unknown_stats_.total_count == model.feature_stats_.total_count == 50
+        _check_known_rows(model, X, Y, events)
+    forgot = online.forget(X[30:], Y[30:])  # 20 rows, 10 of them with unknown cells
+    rest = _plain(events).fit(X[:30], Y[:30])
+    np.testing.assert_allclose(
+        forgot.predict_log_odds(X), rest.predict_log_odds(X), rtol=RTOL.get(events, 1e-12)
+    )
+
+
 def test_dask_training_equals_the_fit():
     da = pytest.importorskip("dask.array")
     from mlnb import distributed

@@ -34,7 +34,7 @@ from ..base.additive import remaining_statistics
 from ..base.instances import UnitTestParams
 from ..base.state import atomic, check_mergeable, same_params
 from ..base.validation import COUNT, MISSING_OPTIONS, SHARE, check_label_matrix, validate_rows
-from ..decision_rules import RULES, FittedRule, Threshold, rule_name
+from ..decision_rules import RULES, FittedRule, SortedScores, Threshold, fit_rules, rule_name
 from ..events import EventModel, bind_missing
 from ..events.auto import TUNED, Auto, estimator_events, is_tuned
 from ..labels import label_matrix, split_unknown
@@ -56,9 +56,9 @@ from ._label_model import (
 from ._labels import binary_classes
 from ._resolution import (
     CLASSIC_LABELS,
-    INFINITE_SCORE,
     OWN_RULE,
     finite_scores,
+    fitted_to_known,
     resolve_settings,
     weak_label_terms,
 )
@@ -402,17 +402,15 @@ class MultiLabelNB(MultiLabelEstimator):
         it is unknown, or None (every cell known); each label's negative rows and prior
         then leave them out."""
         events = self.event_model() if events is None else events
-        negative = known = None
-        if unknown is not None:
-            negative, known = features.complement(unknown), unknown.complement()
-        params = feature_parameters(events, features, negative, known)
         if unknown is None:
+            params = feature_parameters(events, features)
             prior = log_prior_odds(features.count, features.total_count, self.prior_alpha)
-        else:  # each label's prior from its known rows; a label known nowhere: even odds
-            known = np.maximum(features.total_count - unknown.count, 0.0)
+        else:  # each label from its known rows (group l of `known`); known nowhere: even odds
+            known = unknown.complement()
+            params = feature_parameters(events, features, features.complement(unknown), known)
             with np.errstate(invalid="ignore"):
-                prior = log_prior_odds(features.count, known, self.prior_alpha)
-            prior[known <= 0] = 0.0
+                prior = log_prior_odds(features.count, known.count, self.prior_alpha)
+            prior[known.count <= 0] = 0.0
         pairs = None
         if labels is not None:
             terms = self._label_terms()
@@ -887,11 +885,13 @@ class AdditiveLabelNB(MultiLabelNB):
         self.rule_ = None  # the own predict's labels come with the scores
         scores, own = self._scores_and_own_labels(X)
         scores = finite_scores(scores)
-        fitting = np.where(hidden, -INFINITE_SCORE, scores) if hidden.any() else scores
+        sorted_scores = SortedScores(scores, truth)
+        fitted = fit_rules(
+            list(RULES), fitted_to_known(sorted_scores, hidden if hidden.any() else None)
+        )
         best = (score(own), None)
-        for make in RULES.values():
-            rule = make().fit(fitting, truth)
-            value = score(rule.predict(scores))
+        for rule in fitted.values():
+            value = score(rule.predict(sorted_scores))
             if value > best[0]:
                 best = (value, rule)
         self.rule_ = best[1]

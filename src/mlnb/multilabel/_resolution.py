@@ -75,7 +75,6 @@ from ._per_label import label_average_precision, per_label_choice, ranking_safe_
 
 __all__ = [
     "CLASSIC_LABELS",
-    "INFINITE_SCORE",
     "LABEL_TERMS",
     "OWN_RULE",
     "TUNED",
@@ -87,6 +86,7 @@ __all__ = [
     "cross_fitted",
     "chooses_settings",
     "finite_scores",
+    "fitted_to_known",
     "is_tuned",
     "label_terms_to_try",
     "resolve_settings",
@@ -261,7 +261,9 @@ def _out_of_fold(template, candidates, X, Y, folds, weight, *, engines=None, onl
     engines = {} if engines is None else engines
     scored = range(len(folds)) if only is None else only
     n_rows = Y.shape[0] if only is None else sum(len(folds[k]) for k in scored)
-    hidden = _unknown_cells(Y if only is None else Y[np.concatenate([folds[k] for k in scored])])
+    hidden = _unknown_entries(
+        Y, None if only is None else np.concatenate([folds[k] for k in scored])
+    )
     for events in candidates:
         model = clone(template).set_params(events=events)
         key = repr(model.statistics_key())
@@ -279,12 +281,13 @@ def _out_of_fold(template, candidates, X, Y, folds, weight, *, engines=None, onl
             own[at] = fold_labels
             start += len(test)
         if hidden is not None:
-            own[hidden] = 0  # unknown cells: judged nowhere (see _unknown_cells)
+            own[hidden] = 0  # unknown cells: judged nowhere (see _truth_and_unknown)
         yield _Candidate(events, scores, own, engine)
 
 
-def _unknown_cells(Y):
-    """The unknown cells (NaN) of a CSR label matrix as a dense bool array; None if none.
+def _truth_and_unknown(Y):
+    """The label matrix (CSR, unknown cells NaN) as a dense 0/1 truth and the dense bool
+    array of its unknown cells (None if none).
 
     In the search an unknown cell is false in the truth and in every prediction judged
     (micro F1 counts no true or false positive or false negative there: the cell is
@@ -292,12 +295,28 @@ def _unknown_cells(Y):
     counts them) and applied to the scores as they are (a rank rule may pick an unknown
     cell over a known one, as it would on new rows, and that pick is then skipped).
     """
+    truth = Y.toarray()
+    hidden = np.isnan(truth)
+    if not hidden.any():
+        return truth, None
+    truth[hidden] = 0.0
+    return truth, hidden
+
+
+def _unknown_entries(Y, rows=None):
+    """The (rows, labels) of the unknown cells (NaN) of a CSR label matrix, or of its
+    ``rows`` in that order; None if none: its stored entries, without a dense copy (each
+    candidate's scoring reads them)."""
     if not np.isnan(Y.data).any():
         return None
-    return np.isnan(Y.toarray())
+    if rows is not None:
+        Y = Y[rows]
+    missing = np.isnan(Y.data)
+    row_of = np.repeat(np.arange(Y.shape[0]), np.diff(Y.indptr))
+    return row_of[missing], Y.indices[missing]
 
 
-def _fitted_to_known(sorted_scores, hidden):
+def fitted_to_known(sorted_scores, hidden):
     """The sorted scores to fit rules to: ``sorted_scores``, with unknown cells (``hidden``)
     scored lowest and false."""
     if hidden is None:
@@ -411,8 +430,8 @@ def choose_rule(scores, own, truth, *, rule=None, random_state=0):
 
 def _rule_options(rules, sorted_scores, folds, hidden=None):
     """``(name, rule fitted to every row, cross-fitted labels)`` of each of ``rules``;
-    ``hidden``: the unknown cells of the rows (see :func:`_unknown_cells`), or None."""
-    fitting = _fitted_to_known(sorted_scores, hidden)
+    ``hidden``: the unknown cells of the rows (see :func:`_truth_and_unknown`), or None."""
+    fitting = fitted_to_known(sorted_scores, hidden)
     fitted = fit_rules(rules, fitting)
     tried = cross_fitted(rules, fitting, folds, applied=sorted_scores)
     if hidden is not None:
@@ -453,7 +472,7 @@ class _Search(NamedTuple):
     truth: np.ndarray
     score: object
     rules: dict
-    hidden: np.ndarray | None  # the unknown cells (see _unknown_cells)
+    hidden: np.ndarray | None  # the unknown cells (see _truth_and_unknown)
 
 
 def selects_features(X):
@@ -478,9 +497,9 @@ def _kept_counts(n_features, tried):
 def _screen(scores, truth, score, hidden=None):
     """How well out-of-fold ``scores`` rank: the ``score`` of one threshold for all labels
     fitted to them (:data:`SCREEN_RULE`), with the sorted scores made for it; ``hidden``:
-    the unknown cells (see :func:`_unknown_cells`)."""
+    the unknown cells (see :func:`_truth_and_unknown`)."""
     sorted_scores = SortedScores(scores, truth)
-    cut = make_rule(SCREEN_RULE).fit(_fitted_to_known(sorted_scores, hidden))
+    cut = make_rule(SCREEN_RULE).fit(fitted_to_known(sorted_scores, hidden))
     predicted = cut.predict(sorted_scores)
     if hidden is not None:
         predicted[hidden] = 0
@@ -677,8 +696,7 @@ def resolve_settings(
         model = clone(estimator).set_params(events=chosen.events, **chosen.params)
         return chosen._replace(total=model.batch_statistics(X, Y, sample_weight))
     score = set_scorer("f1_micro")
-    truth = np.nan_to_num(Y.toarray(), nan=0.0)  # unknown cells: see _unknown_cells
-    hidden = _unknown_cells(Y)
+    truth, hidden = _truth_and_unknown(Y)
     n_samples = truth.shape[0]
     candidates = [events] if events is not None else candidate_events(X, Y.shape[1])
     template = clone(estimator)
