@@ -92,13 +92,15 @@ def hamming_loss(Y_true, Y_pred):
     return float((n_true + n_pred - 2 * tp) / known) if known else 0.0
 
 
-def zero_one_loss(Y_true, Y_pred):
+def zero_one_loss(Y_true, Y_pred, *, sample_weight=None):
     """Zero-one (subset) loss: the fraction of instances whose label set is not exactly right.
 
     Parameters
     ----------
     Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
         Binary indicator matrices.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights.
 
     Returns
     -------
@@ -107,10 +109,10 @@ def zero_one_loss(Y_true, Y_pred):
     """
     Y_true, Y_pred = check_indicators(Y_true, Y_pred)
     tp, n_true, n_pred = counts(Y_true, Y_pred, 1)
-    return float(np.mean((n_true + n_pred - 2 * tp) > 0))
+    return float(np.average((n_true + n_pred - 2 * tp) > 0, weights=sample_weight))
 
 
-def subset_accuracy(Y_true, Y_pred):
+def subset_accuracy(Y_true, Y_pred, *, sample_weight=None):
     """Subset accuracy (exact match ratio), ``1 - zero_one_loss``.
 
     An instance with both sets empty is an exact match.
@@ -119,12 +121,14 @@ def subset_accuracy(Y_true, Y_pred):
     ----------
     Y_true, Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
         Binary indicator matrices.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights.
 
     Returns
     -------
     float
     """
-    return 1.0 - zero_one_loss(Y_true, Y_pred)
+    return 1.0 - zero_one_loss(Y_true, Y_pred, sample_weight=sample_weight)
 
 
 def jaccard_score(Y_true, Y_pred, *, average="samples"):

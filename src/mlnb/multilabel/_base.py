@@ -38,7 +38,7 @@ from ..decision_rules import RULES, FittedRule, SortedScores, Threshold, fit_rul
 from ..events import EventModel, bind_missing
 from ..events.auto import TUNED, Auto, estimator_events, is_tuned
 from ..labels import label_matrix, split_unknown
-from ..metrics import set_scorer
+from ..metrics import set_scorer, subset_accuracy
 from ..stats import NamedStats
 from . import _online_rows
 from ._label_forms import fitted_names, wrap_entry_points
@@ -165,9 +165,7 @@ class MultiLabelEstimator(UnitTestParams, MultiLabelClassifierMixin, BaseEstimat
         if not isinstance(Y, np.ma.MaskedArray):
             Y = np.asarray(Y)
         if (Y.dtype.kind == "f" and np.isnan(Y).any()) or np.ma.is_masked(Y):
-            hidden = np.ma.getmaskarray(Y) | np.isnan(np.ma.getdata(Y).astype(float))
-            right = (np.ma.getdata(Y) == self.predict(X)) | hidden
-            return float(np.average(right.all(axis=1), weights=sample_weight))
+            return subset_accuracy(Y, self.predict(X), sample_weight=sample_weight)
         return super().score(X, Y, sample_weight=sample_weight)
 
     def predict_top_k(self, X, k=5, *, mode="scores", batch_size=None):
