@@ -228,7 +228,8 @@ def check_label_matrix(Y, n_samples=None, *, n_labels=None, sparse=False, unknow
                 f"Y has {n_unknown} unknown cells (NaN, masked or None); this estimator "
                 f"needs every cell. {UNKNOWN_CELLS_NOTE}"
             )
-        bad &= ~np.isnan(values) if n_unknown else True
+        if n_unknown:
+            bad &= ~np.isnan(values)
         if np.any(bad):
             raise ValueError(f"Y must hold only 0 and 1; found {values[bad].flat[0]!r}")
     if n_samples is not None and Y.shape[0] != n_samples:
