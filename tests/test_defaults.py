@@ -502,3 +502,68 @@ def test_a_chain_chooses_its_label_terms_from_binary_relevance_upwards(monkeypat
         events="multinomial", rule="predict", label_alpha=1.0, label_prior="uniform"
     ).fit(X, Y)
     np.testing.assert_array_equal(plain.decision_function(X), classic.decision_function(X))
+
+
+def test_an_ensemble_of_chains_takes_its_label_terms_from_one_chains_search(monkeypatch):
+    """EnsembleClassifierChains at its defaults takes its chains' label terms from the
+    search of one chain (no refit of its chains); chosen_params_ repeat the ensemble; with
+    the event model and rule given, its label terms are the classic chain's."""
+    from mlnb.multilabel import LABEL_TERMS, WEAK_LABELS, _resolution
+
+    X, Y = _counts(seed=4, n=200)
+    default = EnsembleClassifierChains(n_chains=3, random_state=0).fit(X, Y)
+    assert default.label_terms_ in [WEAK_LABELS, *LABEL_TERMS]
+    assert default.chosen_["label_terms"] == default.label_terms_
+    assert {k: default.chosen_params_[k] for k in WEAK_LABELS} == default.label_terms_
+    again = clone(default).set_params(**default.chosen_params_).fit(X, Y)
+    assert not hasattr(again, "label_terms_")  # nothing chosen: the terms as given
+    np.testing.assert_array_equal(again.predict(X), default.predict(X))
+    np.testing.assert_array_equal(again.decision_function(X), default.decision_function(X))
+    for wins, expected in ((False, [WEAK_LABELS]), (True, list(LABEL_TERMS))):
+        monkeypatch.setattr(_resolution, "wins_by_one_standard_error", lambda *a, w=wins: w)
+        model = EnsembleClassifierChains(n_chains=3, random_state=0).fit(X, Y)
+        assert model.label_terms_ in expected
+    monkeypatch.undo()
+    # the terms chosen are the ones used: other terms give other scores
+    other = clone(default).set_params(
+        **{**default.chosen_params_, "label_prior": "uniform", "label_alpha": 1.0}
+    )
+    if default.label_terms_ != {"label_prior": "uniform", "label_alpha": 1.0}:
+        assert not np.array_equal(
+            other.fit(X, Y).decision_function(X), default.decision_function(X)
+        )
+    # event model and rule given: the classic chain's terms, as before the tuned terms
+    plain = EnsembleClassifierChains(
+        n_chains=3, events="multinomial", rule="predict", random_state=0
+    ).fit(X, Y)
+    classic = EnsembleClassifierChains(
+        n_chains=3,
+        events="multinomial",
+        rule="predict",
+        label_alpha=1.0,
+        label_prior="uniform",
+        random_state=0,
+    ).fit(X, Y)
+    assert not hasattr(plain, "label_terms_")
+    np.testing.assert_array_equal(plain.decision_function(X), classic.decision_function(X))
+
+
+def test_ensembles_of_chains_that_chose_different_label_terms_do_not_merge(monkeypatch):
+    from mlnb.multilabel import WEAK_LABELS, _resolution
+
+    X, Y = _counts(seed=4, n=200)
+
+    def make():
+        return EnsembleClassifierChains(n_chains=2, events="multinomial", random_state=0)
+
+    models = []
+    for wins in (False, True):  # the label terms kept silent, or others chosen
+        monkeypatch.setattr(_resolution, "wins_by_one_standard_error", lambda *a, w=wins: w)
+        models.append(make().fit(X, Y))
+    assert models[0].label_terms_ == WEAK_LABELS != models[1].label_terms_
+    with pytest.raises(ValueError, match="different label terms"):
+        models[0].merge(models[1])
+    again = make().fit(X, Y)  # the same choice (wins: True) merges
+    assert again.label_terms_ == models[1].label_terms_
+    count = again.feature_stats_.count.sum()
+    assert again.merge(models[1]).feature_stats_.count.sum() == 2 * count

@@ -170,7 +170,7 @@ MULTI_LABEL = [
     ),
     (
         EnsembleClassifierChains(
-            n_chains=3, sample_fraction=1.0, random_state=1, events="gaussian"
+            n_chains=3, sample_fraction=1.0, random_state=1, events="gaussian", **OWN
         ),
         "gaussian",
         False,
@@ -221,7 +221,7 @@ def test_ensemble_with_row_sampling_equals_merged_partition_models(client):
     """ECC's partial_fit samples rows online, its fit draws exactly 66% of all rows: the
     distributed model equals the per-partition partial_fit models merged, not one fit."""
     X, _, Y = _data("gaussian")
-    estimator = EnsembleClassifierChains(n_chains=4, random_state=7, events="gaussian")
+    estimator = EnsembleClassifierChains(n_chains=4, random_state=7, events="gaussian", **OWN)
     expected, start = None, 0
     for size in CHUNKS:
         rows = slice(start, start + size)

@@ -19,7 +19,7 @@ from .test_chain import dependent_labels
 def test_one_chain_on_all_rows_is_a_classifier_chain():
     X, Y = dependent_labels(0)
     ensemble = EnsembleClassifierChains(
-        n_chains=1, sample_fraction=1.0, events="gaussian", random_state=3
+        n_chains=1, sample_fraction=1.0, events="gaussian", rule="predict", random_state=3
     )
     ensemble.fit(X, Y)
     chain = ClassifierChain(events="gaussian", rule="predict", order=ensemble.orders_[0])

@@ -973,7 +973,8 @@ def check_same_choice(estimator, other):
             "settings chosen on different rows may differ; fit every part with the same "
             "settings, e.g. clone(model).set_params(**model.chosen_params_)"
         )
-    mine, theirs = getattr(estimator, "label_terms_", None), getattr(other, "label_terms_", None)
+    # the label terms in force (chosen, or given), not how they came about
+    mine, theirs = (getattr(m, "_label_terms", lambda: None)() for m in (estimator, other))
     if mine != theirs:
         raise ValueError(
             f"cannot merge chains with different label terms ({mine!r} and {theirs!r}): fit "

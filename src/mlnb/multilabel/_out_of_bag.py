@@ -119,7 +119,11 @@ def settle_rule(ensemble, Y, out_of_bag, *, any_out=True, held_out="out of bag",
     if is_tuned(getattr(ensemble, "events", None)) and hasattr(ensemble, "events_"):
         chosen["events"] = ensemble.events_
     fitted = ensemble.rule_
-    ensemble.chosen_params_ = {**chosen, "rule": OWN_RULE if fitted is None else FittedRule(fitted)}
+    ensemble.chosen_params_ = {
+        **chosen,
+        "rule": OWN_RULE if fitted is None else FittedRule(fitted),
+        **getattr(ensemble, "label_terms_", {}),  # an ensemble of chains' chosen ones
+    }
 
 
 def _choose(ensemble, Y, out_of_bag, rule, held_out, random_state):
@@ -139,6 +143,7 @@ def _choose(ensemble, Y, out_of_bag, rule, held_out, random_state):
     ensemble.chosen_ = {
         "events": events,
         "rule": name,
+        **({"label_terms": ensemble.label_terms_} if hasattr(ensemble, "label_terms_") else {}),
         f"{held_out.replace(' ', '_')}_micro_f1": results,
         "labels_per_row": (predicted_cardinality, true_cardinality),
     }

@@ -25,12 +25,25 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from ..base.state import atomic, check_mergeable
 from ..base.validation import COUNT, N_JOBS, VERBOSE, check_label_matrix
+from ..events.auto import TUNED
 from ..limits import Cost
 from ..stats import GroupStats
-from ._base import NB_CONSTRAINTS, MultiLabelNB, count_new_labels, drop_rule
+from ._base import (
+    NB_CONSTRAINTS,
+    MultiLabelNB,
+    check_same_choice,
+    count_new_labels,
+    drop_rule,
+)
 from ._generic import check_nb_path
 from ._inference import chain_search, stacked_layout, stacked_search
-from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
+from ._label_model import (
+    LABEL_PRIORS,
+    feature_log_odds,
+    feature_parameters,
+    label_log_odds,
+    log_prior_odds,
+)
 from ._labels import binary_classes, extended_order
 from ._out_of_bag import RULE_CONSTRAINT, OutOfBag, apply_rule, settle_rule
 from ._progress import run_members
@@ -73,10 +86,16 @@ class EnsembleClassifierChains(MultiLabelNB):
         rows scored out of bag (each by the chains that did not see it; ``rule_``,
         ``chosen_``); a rule name or object: that rule, fitted out of bag; a fitted rule
         (``chosen_params_``): as given. Chosen on the first batch and kept.
-    prior_alpha, label_alpha : float
+    prior_alpha : float
         As in :class:`ClassifierChain`.
-    label_prior : {"uniform", "marginal"}, default="uniform"
-        As in :class:`ClassifierChain`.
+    label_alpha : float or "tuned", default="tuned"
+    label_prior : {"uniform", "marginal", "tuned"}, default="tuned"
+        The chains' label terms, as in :class:`ClassifierChain`. ``"tuned"`` (with the
+        event model or rule ``"tuned"``): chosen with the event model by one search of a
+        chain out of fold (``label_terms_``; no refit of the chains), the label terms
+        nearly silent unless others win by one standard error; measured on bibtex, the
+        classic terms (Laplace's, uniform) give micro F1 0.332, those chosen 0.383. With
+        the event model and rule given: Laplace's (the classic chain's, Read et al.'s).
     base_estimator : classifier or None, default=None
         If given, K generic chains of its clones (no shared pass).
     random_state : int, RandomState or None, default=None
@@ -117,8 +136,8 @@ class EnsembleClassifierChains(MultiLabelNB):
         voting="hard",
         rule="tuned",
         prior_alpha=0.0,
-        label_alpha=1.0,
-        label_prior="uniform",
+        label_alpha="tuned",
+        label_prior="tuned",
         base_estimator=None,
         random_state=None,
         missing="error",
@@ -153,6 +172,8 @@ class EnsembleClassifierChains(MultiLabelNB):
         "beam_width": [COUNT],
         "voting": [StrOptions({"hard", "soft"})],
         "rule": RULE_CONSTRAINT,
+        "label_alpha": [Interval(Real, 0, None, closed="left"), StrOptions({TUNED})],
+        "label_prior": [StrOptions({*LABEL_PRIORS, TUNED})],
     }
 
     def _planned_cost(self, n_samples, n_features, n_labels):
@@ -275,6 +296,11 @@ class EnsembleClassifierChains(MultiLabelNB):
         self.classes_ = binary_classes(n_labels)
         self._chain_model(0, n_labels=1)  # checks the hyper-parameters now, not at prediction
 
+    def _label_smoothing(self):
+        """``(label_alpha, label_prior)`` in force (chosen where ``"tuned"``)."""
+        terms = self._label_terms()
+        return terms["label_alpha"], terms["label_prior"]
+
     def _n_members(self):
         """The number of chains whose statistics are fitted: L + 1 groups each."""
         return self.feature_stats_.n_groups // (self.n_labels_ + 1)
@@ -293,10 +319,11 @@ class EnsembleClassifierChains(MultiLabelNB):
         groups = slice(start, start + (self.n_labels_ if n_labels is None else n_labels))
         member = self.feature_stats_.select_groups(groups, total_group=total)
         pairs = self.label_stats_.select_groups(groups, total_group=total)
+        alpha, label_prior = self._label_smoothing()
         return (
             feature_parameters(self.events_, member),
             log_prior_odds(member.count, member.total_count, self.prior_alpha),
-            label_log_odds(pairs, self.label_alpha, prior=self.label_prior),
+            label_log_odds(pairs, alpha, prior=label_prior),
         )
 
     def _fit_generic(self, X, y, sample_weight):
@@ -339,6 +366,7 @@ class EnsembleClassifierChains(MultiLabelNB):
         the parts with ``clone(model).set_params(**model.chosen_params_)`` so that they
         share it, as :func:`mlnb.distributed.fit` does."""
         check_mergeable(self, other, "n_labels_", "n_features_in_", "orders_")
+        check_same_choice(self, other)
         self._install_ensemble(
             self.feature_stats_.copy().merge(other.feature_stats_),
             self.label_stats_.copy().merge(other.label_stats_),
@@ -374,11 +402,12 @@ class EnsembleClassifierChains(MultiLabelNB):
             return None
         prior = log_prior_odds(features.count[groups], features.count[within], self.prior_alpha)
         pairs = self.label_stats_  # every chain's pair terms in one pass
+        alpha, label_prior = self._label_smoothing()
         weight, absent = label_log_odds(
             pairs.select_groups(groups, copy=False),
-            self.label_alpha,
+            alpha,
             negative=pairs.complement_within(groups, within),
-            prior=self.label_prior,
+            prior=label_prior,
         )
         shape = (len(samples), self.n_labels_, self.n_labels_)
         return base, prior, weight.reshape(shape), absent.reshape(shape)
