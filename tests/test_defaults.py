@@ -102,9 +102,13 @@ def test_the_search_keeps_the_plain_setting_unless_a_richer_one_wins():
         name for name in resolution.results if name.startswith("PerLabel(")
     }
     assert set(names) <= set(resolution.results)
-    # every candidate with its own predict; the finalists of the screen with every rule
+    # every candidate with its own predict; the plainest and the finalists of the screen
+    # (the plainest may be one) with every rule
     sizes = sorted(len(resolution.results[name]) for name in names)
-    assert sizes == [1] * (len(sizes) - FINALISTS) + [len(RULES) + 1] * FINALISTS
+    every = sizes.count(len(RULES) + 1)
+    assert every in (FINALISTS, FINALISTS + 1)
+    assert sizes == [1] * (len(sizes) - every) + [len(RULES) + 1] * every
+    assert len(resolution.results[names[0]]) == len(RULES) + 1
     assert all(OWN_RULE in rules for rules in resolution.results.values())
     best = max(max(rules.values()) for rules in resolution.results.values())
     chosen = resolution.results[repr(resolution.events)][resolution.rule_name]
@@ -416,7 +420,9 @@ def test_large_data_screen_on_one_fold_then_score_the_finalists_on_every_fold(mo
     assert plainest in screened.results
     searched = {e: r for e, r in screened.results.items() if "ChiSquared" not in e}
     assert len(searched) <= FINALISTS + 1 < len(full.results)
-    assert sum(len(rules) == len(RULES) + 1 for rules in searched.values()) == FINALISTS
+    assert len(screened.results[plainest]) == len(RULES) + 1
+    every = sum(len(rules) == len(RULES) + 1 for rules in searched.values())
+    assert every == len(searched) and every in (FINALISTS, FINALISTS + 1)
     for events, rules in searched.items():
         for name, value in rules.items():
             assert value == full.results[events][name]
@@ -567,3 +573,18 @@ def test_ensembles_of_chains_that_chose_different_label_terms_do_not_merge(monke
     assert again.label_terms_ == models[1].label_terms_
     count = again.feature_stats_.count.sum()
     assert again.merge(models[1]).feature_stats_.count.sum() == 2 * count
+
+
+def test_the_plainest_candidate_is_tried_with_every_rule_whatever_its_screen(monkeypatch):
+    """The plainest candidate (the first) is tried with every rule even when the screen
+    ranks it last (the data type's natural model with a rule may still win)."""
+    from mlnb.multilabel import _resolution
+
+    X, Y = _counts(seed=2, n=200)
+    plainest = Multinomial(alpha=1e6)  # smoothed flat: the screen's worst
+    others = [Multinomial(alpha=1.0), Multinomial(alpha=0.1), Bernoulli(alpha=1.0)]
+    monkeypatch.setattr(_resolution, "candidate_events", lambda X, n: [plainest, *others])
+    resolution = resolve_settings(BinaryRelevance(), X, sp.csr_matrix(Y), per_label=False)
+    sizes = [len(resolution.results[repr(events)]) for events in [plainest, *others]]
+    assert sizes[0] == len(RULES) + 1
+    assert sorted(sizes) == [1] + [len(RULES) + 1] * 3

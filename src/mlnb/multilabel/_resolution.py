@@ -12,8 +12,11 @@ the scoring of every row once per candidate (about 50 to 600 plain fits, measure
    event model) share the pass;
 3. every candidate is tried with its own ``predict`` and screened by one threshold for all
    labels fitted to micro F1 (how well its scores rank; on data of more than
-   :data:`SCREEN_ENTRIES` label entries, on the first fold only); the :data:`FINALISTS`
-   best on that screen are tried with every rule of :mod:`mlnb.decision_rules`. A rule is
+   :data:`SCREEN_ENTRIES` label entries, on the first fold only); the plainest candidate
+   and the :data:`FINALISTS` best on that screen are tried with every rule of
+   :mod:`mlnb.decision_rules` (the plainest one too: on bibtex the screen ranks the
+   multinomial with alpha 0.1 first, and alpha 1 with RCut does better out of fold and on
+   the test rows, micro F1 0.377 -> 0.389, ranking loss 0.071 -> 0.069). A rule is
    judged cross-fitted: each fold's rows decided by the rule fitted to the other folds'
    out-of-fold scores (a cut per label judged on the scores it was fitted to looks better
    than it is); the rules share one sort of each label's and each row's scores
@@ -109,8 +112,11 @@ N_FOLDS = 5
 #: The rule every candidate is tried with (with its own predict): one threshold for every
 #: label, fitted to micro F1, which measures how well the candidate's scores rank.
 SCREEN_RULE = "threshold"
-#: Candidates tried with every rule: those best with their own predict or the screen rule.
+#: Candidates tried with every rule (besides the plainest): those best with their own
+#: predict or the screen rule.
 FINALISTS = 2
+#: Whether the plainest candidate is tried with every rule too, whatever its screen.
+PLAINEST_FINALIST = True
 #: The fewest features per label a search keeps (:func:`selects_features`).
 MIN_KEPT = 5
 #: How a chain's label terms are smoothed while its event model and rule are chosen:
@@ -764,7 +770,9 @@ def resolve_settings(
             value, sorted_scores = screen(candidate, part, part_hidden)
             pool.append((candidate.events, only, sorted_scores))
             finalists.append((value, -order, candidate, sorted_scores))
-            finalists = sorted(finalists, key=lambda f: f[:2], reverse=True)[:FINALISTS]
+            plainest = finalists[:1] if PLAINEST_FINALIST else []
+            best_screened = sorted(finalists, key=lambda f: f[:2], reverse=True)[:FINALISTS]
+            finalists = plainest + [f for f in best_screened if f[1] != 0]
         if on_one_fold:  # every fold for the plainest candidate and the finalists
             chosen = [f[2].events for f in finalists]
             again = [candidates[0]] + [e for e in chosen if e is not candidates[0]]
