@@ -283,6 +283,10 @@ class _Rule(Registered, BaseEstimator):
     """Base: ``fit(scores, Y)`` then ``predict(scores)`` (0/1, the shape of scores);
     ``scores`` may be a :class:`SortedScores` (then ``Y`` may be left out)."""
 
+    #: Whether the rule reads each row's sorted scores (:attr:`SortedScores.by_row`): a
+    #: search that fits several rules sorts the rows only if one does.
+    sorts_rows = False
+
     def fit(self, scores, Y=None):
         raise NotImplementedError
 
@@ -353,6 +357,8 @@ class RCut(_Rule):
         None: the training label cardinality (mean labels per row), rounded, at least 1.
     """
 
+    sorts_rows = True
+
     def __init__(self, k=None):
         self.k = k
 
@@ -380,6 +386,8 @@ class MCut(_Rule):
     Parameter-free; every row gets at least one label. Best on scores of a common scale
     (probabilities or bounded log-odds).
     """
+
+    sorts_rows = True
 
     def fit(self, scores, Y=None):
         _sorted(scores, Y)._need_truth()
@@ -515,6 +523,8 @@ class Cardinality(_Rule):
     n_top : int, default=10
         How many of the largest scores describe a row.
     """
+
+    sorts_rows = True
 
     def __init__(self, n_top=10):
         self.n_top = n_top

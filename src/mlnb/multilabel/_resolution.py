@@ -453,7 +453,9 @@ def cross_fitted(rules, sorted_scores, folds, *, applied=None):
     ``sorted_scores`` are made once and carried over to the parts. ``applied``: the
     sorted scores the fitted rules decide (default ``sorted_scores``), of the same rows."""
     applied = sorted_scores if applied is None else applied
-    _ = sorted_scores.label_order, sorted_scores.by_row, applied.by_row
+    _ = sorted_scores.label_order
+    if any(getattr(rule, "sorts_rows", True) for rule in rules.values()):
+        _ = sorted_scores.by_row, applied.by_row
     predicted = {name: np.empty(sorted_scores.shape, dtype=np.int8) for name in rules}
     inside = np.zeros(sorted_scores.shape[0], dtype=bool)
     for test in folds:
