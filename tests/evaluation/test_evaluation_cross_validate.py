@@ -200,7 +200,7 @@ def test_bad_inputs(multilabel):
 
 
 def test_the_choices_of_a_tuning_estimator_are_kept_per_fold(multilabel):
-    from mlnb import BinaryRelevance, TunedThresholdsCV
+    from mlnb import BinaryRelevance, ClassifierChain, TunedThresholdsCV
 
     X, Y = multilabel
     # explicit settings choose nothing: no choices
@@ -215,6 +215,13 @@ def test_the_choices_of_a_tuning_estimator_are_kept_per_fold(multilabel):
     for train, choice in zip(result.train_indices, result.choices, strict=True):
         chosen = clone(searching).fit(X[train], Y[train]).chosen_
         assert choice == f"rule {chosen['rule']}, events={chosen['events']!r}"
+    # a chain's label terms are said too
+    chain = cross_validate(ClassifierChain(events="multinomial"), X, Y, cv=3, random_state=0)
+    for train, choice in zip(chain.train_indices, chain.choices, strict=True):
+        terms = clone(ClassifierChain(events="multinomial")).fit(X[train], Y[train]).label_terms_
+        assert choice.endswith(
+            f"label_prior={terms['label_prior']!r}, label_alpha={terms['label_alpha']!r}"
+        )
     tuned = TunedThresholdsCV(BinaryRelevance(), param_grid="auto", cv=3)
     result = cross_validate(tuned, X, Y, cv=3, random_state=0)
     assert len(result.choices) == 3

@@ -244,7 +244,9 @@ def _choice(estimator):
     """What a fitted searching estimator chose, in words (None if it chose nothing)."""
     chosen = getattr(estimator, "chosen_", None)
     if chosen:  # an estimator at its defaults (events="tuned", rule="tuned")
-        return f"rule {chosen['rule']}, events={chosen['events']!r}"
+        terms = chosen.get("label_terms") or {}  # a chain's, or an ensemble of chains'
+        words = [f"rule {chosen['rule']}", f"events={chosen['events']!r}"]
+        return ", ".join(words + [f"{name}={value!r}" for name, value in terms.items()])
     strategy = getattr(estimator, "best_strategy_", None)
     params = getattr(estimator, "best_params_", None)
     if strategy is None and params is None:
