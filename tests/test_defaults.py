@@ -521,6 +521,7 @@ def test_an_ensemble_of_chains_takes_its_label_terms_from_one_chains_search(monk
     assert default.label_terms_ in [WEAK_LABELS, *LABEL_TERMS]
     assert default.chosen_["label_terms"] == default.label_terms_
     assert {k: default.chosen_params_[k] for k in WEAK_LABELS} == default.label_terms_
+    assert f"label_alpha={default.label_terms_['label_alpha']!r}]" in repr(default)
     again = clone(default).set_params(**default.chosen_params_).fit(X, Y)
     assert not hasattr(again, "label_terms_")  # nothing chosen: the terms as given
     np.testing.assert_array_equal(again.predict(X), default.predict(X))

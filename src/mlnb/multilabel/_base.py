@@ -257,7 +257,10 @@ class MultiLabelEstimator(UnitTestParams, MultiLabelClassifierMixin, BaseEstimat
         text = super().__repr__(N_CHAR_MAX)
         chosen = getattr(self, "chosen_", None)
         if chosen:
-            return f"{text} [chose events={chosen['events']!r}, rule={chosen['rule']!r}]"
+            terms = chosen.get("label_terms") or {}  # a chain's, an ensemble of chains'
+            said = [f"events={chosen['events']!r}", f"rule={chosen['rule']!r}"]
+            said += [f"{name}={value!r}" for name, value in terms.items()]
+            return f"{text} [chose {', '.join(said)}]"
         if is_tuned(getattr(self, "events", None)) and hasattr(self, "events_"):
             return f"{text} [chose events={self.events_!r}]"
         return text
