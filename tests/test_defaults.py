@@ -589,3 +589,27 @@ def test_the_plainest_candidate_is_tried_with_every_rule_whatever_its_screen(mon
     sizes = [len(resolution.results[repr(events)]) for events in [plainest, *others]]
     assert sizes[0] == len(RULES) + 1
     assert sorted(sizes) == [1] + [len(RULES) + 1] * 3
+
+
+def test_a_dynamic_chain_ensemble_takes_its_label_terms_from_one_chains_search():
+    """DynamicChainEnsemble's Naive Bayes members take the label terms one chain's search
+    chose, in the final members and in the beta search's fold models alike; with the event
+    model and rule given, Laplace's terms (the paper's runs)."""
+    from mlnb import DynamicChainEnsemble
+    from mlnb.multilabel import LABEL_TERMS, WEAK_LABELS
+    from mlnb.multilabel._members import members_of
+
+    X, Y = _counts(seed=4, n=200)
+    settings = {"n_chains": 2, "random_state": 0, "max_imbalance": None}
+    default = DynamicChainEnsemble(**settings).fit(X, Y)
+    assert default.label_terms_ in [WEAK_LABELS, *LABEL_TERMS]
+    assert {k: default.chosen_params_[k] for k in WEAK_LABELS} == default.label_terms_
+    assert members_of(default).fold_settings()["label_alpha"] == default.label_terms_["label_alpha"]
+    again = clone(default).set_params(**default.chosen_params_).fit(X, Y)
+    np.testing.assert_array_equal(again.predict(X), default.predict(X))
+    np.testing.assert_array_equal(again.decision_function(X), default.decision_function(X))
+    given = {**settings, "events": "multinomial", "rule": "predict"}
+    plain = DynamicChainEnsemble(**given).fit(X, Y)
+    classic = DynamicChainEnsemble(**given, label_alpha=1.0, label_prior="uniform").fit(X, Y)
+    assert not hasattr(plain, "label_terms_")
+    np.testing.assert_array_equal(plain.decision_function(X), classic.decision_function(X))

@@ -25,7 +25,15 @@ from mlnb.multilabel.dynamic_ensemble import undersampling_mask
 
 from .test_chain import dependent_labels
 
-PLAIN = {"sample_fraction": 1.0, "max_imbalance": None, "feature_selection": None}
+#: Plain members: every row, no preprocessing, the classic chain's label terms (Laplace's;
+#: at "tuned" they are chosen from the data)
+PLAIN = {
+    "sample_fraction": 1.0,
+    "max_imbalance": None,
+    "feature_selection": None,
+    "label_alpha": 1.0,
+    "label_prior": "uniform",
+}
 # A member compared with an independent ClassifierChain: the event model is given (at
 # events="tuned" it is chosen from the data) and the chain decides by its own 0.5 rule, as
 # the members do (rule="tuned" would fit a decision rule)
@@ -101,7 +109,7 @@ def test_soft_voting_averages_the_members_probabilities(base, order):
 
 def test_soft_voting_in_given_orders_and_in_the_beta_search():
     X, Y = continuous_labels(7, n=240)
-    settings = {"n_chains": 3, "random_state": 0}
+    settings = {"n_chains": 3, "random_state": 0, "rule": "predict"}  # the members' labels
     fixed = DynamicChainEnsemble(order=None, voting="soft", **settings).fit(X, Y)
     orders = [np.arange(5), np.arange(5)[::-1]]
     labels = fixed.predict_in_orders(X, orders)

@@ -180,6 +180,8 @@ def one_member(base, order, seed, **settings):
         order=order,
         sample_fraction=1.0,
         rule="predict",  # as OOCC's member: its labels in given orders
+        label_alpha=1.0,  # and its label terms, Laplace's
+        label_prior="uniform",
         random_state=seed,
         **extra,
         **settings,

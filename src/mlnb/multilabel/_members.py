@@ -201,11 +201,12 @@ class NBMembers(_Members):
         return scaled, (base > 0).astype(np.int8)
 
     def fold_settings(self):
-        """The inner folds' event model: the one a rule or the search (``"tuned"``) chose
-        from all the training rows."""
+        """The inner folds' event model and label terms: those a rule or the search
+        (``"tuned"``) chose from all the training rows."""
         ensemble = self.ensemble
         chosen = is_rule(ensemble.events) or is_tuned(ensemble.events)
-        return {"events": ensemble.events_} if chosen else {}
+        events = {"events": ensemble.events_} if chosen else {}
+        return {**events, **getattr(ensemble, "label_terms_", {})}
 
     def model(self, member):
         """Feature parameters, prior log-odds and label-pair terms of one member."""
@@ -218,10 +219,12 @@ class NBMembers(_Members):
         if ensemble.feature_masks_[member] is not None:
             params = ensemble.events_.silence(*params, ensemble.feature_masks_[member])
         prior = log_prior_odds(holding.count, holding.count + other.count, ensemble.prior_alpha)
+        terms = ensemble._label_terms()  # as given, or chosen where "tuned"
         pairs = label_log_odds(
             labels.select_groups(positive),
-            ensemble.label_alpha,
+            terms["label_alpha"],
             negative=labels.select_groups(negative),
+            prior=terms["label_prior"],
         )
         return params, prior, pairs
 

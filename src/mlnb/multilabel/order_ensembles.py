@@ -155,6 +155,7 @@ class _ValidatedOrders(MultiLabelEstimator):
             rule="predict",  # its labels in given orders are what the ensemble uses
             prior_alpha=self.prior_alpha,
             label_alpha=self.label_alpha,
+            label_prior="uniform",  # Laplace's terms, as the pool's chains have
             random_state=seed,
             missing=self.missing,
         )
