@@ -93,6 +93,7 @@ __all__ = [
     "is_tuned",
     "label_terms_to_try",
     "resolve_settings",
+    "truth_and_unknown",
     "weak_label_terms",
     "wins_by_one_standard_error",
     "with_chosen_settings",
@@ -115,8 +116,6 @@ SCREEN_RULE = "threshold"
 #: Candidates tried with every rule (besides the plainest): those best with their own
 #: predict or the screen rule.
 FINALISTS = 2
-#: Whether the plainest candidate is tried with every rule too, whatever its screen.
-PLAINEST_FINALIST = True
 #: The fewest features per label a search keeps (:func:`selects_features`).
 MIN_KEPT = 5
 #: How a chain's label terms are smoothed while its event model and rule are chosen:
@@ -287,11 +286,11 @@ def _out_of_fold(template, candidates, X, Y, folds, weight, *, engines=None, onl
             own[at] = fold_labels
             start += len(test)
         if hidden is not None:
-            own[hidden] = 0  # unknown cells: judged nowhere (see _truth_and_unknown)
+            own[hidden] = 0  # unknown cells: judged nowhere (see truth_and_unknown)
         yield _Candidate(events, scores, own, engine)
 
 
-def _truth_and_unknown(Y):
+def truth_and_unknown(Y):
     """The label matrix (CSR, unknown cells NaN) as a dense 0/1 truth and the dense bool
     array of its unknown cells (None if none).
 
@@ -436,7 +435,7 @@ def choose_rule(scores, own, truth, *, rule=None, random_state=0):
 
 def _rule_options(rules, sorted_scores, folds, hidden=None):
     """``(name, rule fitted to every row, cross-fitted labels)`` of each of ``rules``;
-    ``hidden``: the unknown cells of the rows (see :func:`_truth_and_unknown`), or None."""
+    ``hidden``: the unknown cells of the rows (see :func:`truth_and_unknown`), or None."""
     fitting = fitted_to_known(sorted_scores, hidden)
     fitted = fit_rules(rules, fitting)
     tried = cross_fitted(rules, fitting, folds, applied=sorted_scores)
@@ -480,7 +479,7 @@ class _Search(NamedTuple):
     truth: np.ndarray
     score: object
     rules: dict
-    hidden: np.ndarray | None  # the unknown cells (see _truth_and_unknown)
+    hidden: np.ndarray | None  # the unknown cells (see truth_and_unknown)
 
 
 def selects_features(X):
@@ -505,7 +504,7 @@ def _kept_counts(n_features, tried):
 def _screen(scores, truth, score, hidden=None):
     """How well out-of-fold ``scores`` rank: the ``score`` of one threshold for all labels
     fitted to them (:data:`SCREEN_RULE`), with the sorted scores made for it; ``hidden``:
-    the unknown cells (see :func:`_truth_and_unknown`)."""
+    the unknown cells (see :func:`truth_and_unknown`)."""
     sorted_scores = SortedScores(scores, truth)
     cut = make_rule(SCREEN_RULE).fit(fitted_to_known(sorted_scores, hidden))
     predicted = cut.predict(sorted_scores)
@@ -704,7 +703,7 @@ def resolve_settings(
         model = clone(estimator).set_params(events=chosen.events, **chosen.params)
         return chosen._replace(total=model.batch_statistics(X, Y, sample_weight))
     score = set_scorer("f1_micro")
-    truth, hidden = _truth_and_unknown(Y)
+    truth, hidden = truth_and_unknown(Y)
     n_samples = truth.shape[0]
     candidates = [events] if events is not None else candidate_events(X, Y.shape[1])
     template = clone(estimator)
@@ -772,9 +771,9 @@ def resolve_settings(
             value, sorted_scores = screen(candidate, part, part_hidden)
             pool.append((candidate.events, only, sorted_scores))
             finalists.append((value, -order, candidate, sorted_scores))
-            plainest = finalists[:1] if PLAINEST_FINALIST else []
+            # the plainest (first, order 0) stays; beside it the FINALISTS best screened
             best_screened = sorted(finalists, key=lambda f: f[:2], reverse=True)[:FINALISTS]
-            finalists = plainest + [f for f in best_screened if f[1] != 0]
+            finalists = finalists[:1] + [f for f in best_screened if f[1] != 0]
         if on_one_fold:  # every fold for the plainest candidate and the finalists
             chosen = [f[2].events for f in finalists]
             again = [candidates[0]] + [e for e in chosen if e is not candidates[0]]
