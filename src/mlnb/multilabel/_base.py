@@ -60,6 +60,7 @@ from ._resolution import (
     finite_scores,
     fitted_to_known,
     resolve_settings,
+    truth_and_unknown,
     weak_label_terms,
 )
 from ._top_k import top_k
@@ -876,20 +877,19 @@ class AdditiveLabelNB(MultiLabelNB):
         """
         check_is_fitted(self)
         micro_f1 = set_scorer("f1_micro")
-        truth = check_label_matrix(y, sparse=False, unknown=self._learns_unknown_cells)
-        hidden = np.isnan(truth)  # unknown cells: fitted as lowest and false, never judged
-        truth[hidden] = 0.0
+        # unknown cells (NaN): fitted as lowest and false, never judged, as in the search
+        truth, hidden = truth_and_unknown(
+            check_label_matrix(y, sparse=True, unknown=self._learns_unknown_cells)
+        )
 
         def score(labels):
-            return micro_f1(truth, np.where(hidden, 0, labels))
+            return micro_f1(truth, labels if hidden is None else np.where(hidden, 0, labels))
 
         self.rule_ = None  # the own predict's labels come with the scores
         scores, own = self._scores_and_own_labels(X)
         scores = finite_scores(scores)
         sorted_scores = SortedScores(scores, truth)
-        fitted = fit_rules(
-            list(RULES), fitted_to_known(sorted_scores, hidden if hidden.any() else None)
-        )
+        fitted = fit_rules(list(RULES), fitted_to_known(sorted_scores, hidden))
         best = (score(own), None)
         for rule in fitted.values():
             value = score(rule.predict(sorted_scores))
