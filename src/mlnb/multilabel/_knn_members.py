@@ -26,7 +26,9 @@ would cost more than they save).
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
+from .. import _compiled
 from ._neighbourhood import choose_by_folds, nearest_points, squared_distances, squared_norms
 
 __all__ = [
@@ -65,7 +67,8 @@ def _restricted(matrix, views):
 
 def _base_distances(view_rows, view_points, views, norms, start, stop):
     """Base squared distances of rows ``start:stop`` to the points in every view, inf where
-    not allowed; ``view_rows`` and ``view_points`` as :func:`_restricted` gives them."""
+    not allowed; ``view_rows`` and ``view_points`` as :func:`_restricted` gives them.
+    The numpy reference of :func:`_sparse_base_kernel`."""
     n_points = view_points[0].shape[0]
     out = np.empty((len(views), stop - start, n_points))
     for v, (columns, allowed) in enumerate(views):
@@ -75,6 +78,65 @@ def _base_distances(view_rows, view_points, views, norms, start, stop):
             out[v] = squared_distances(view_rows[v][start:stop], view_points[v], norms[v])
         if not allowed.all():
             out[v] += np.where(allowed, 0.0, np.inf)  # the points not kept: at infinity
+    return out
+
+
+class _SparseViews:
+    """What :func:`_sparse_base_kernel` reads of sparse rows and points in every view: the
+    rows as CSR, the points by feature (CSC), each view's features and allowed points, and
+    the squared norms of rows and points in every view, computed as the reference does."""
+
+    def __init__(self, X, points, views, view_rows, view_points, point_norms):
+        self.rows = X.tocsr()
+        columns = points.tocsc()
+        self.by_feature = (columns.indptr, columns.indices, columns.data)
+        restrict = views[0][0] is not None
+        features = np.zeros((len(views), X.shape[1] if restrict else 0), dtype=bool)
+        for v, (selected, _) in enumerate(views):
+            if restrict:
+                features[v, selected] = True
+        self.restrict, self.features = restrict, features
+        self.allowed = np.stack([allowed for _, allowed in views])
+        self.everyone = bool(self.allowed.all(axis=1).all())
+        self.point_norms = np.stack(point_norms)
+        self.row_norms = np.stack([squared_norms(rows) for rows in view_rows])
+
+    def base_distances(self, start, stop):
+        rows = self.rows
+        return _sparse_base_kernel(
+            rows.indptr, rows.indices, rows.data, start, stop, *self.by_feature,
+            self.restrict, self.features, self.allowed, self.row_norms, self.point_norms,
+        )  # fmt: skip
+
+
+@_compiled.kernel
+def _sparse_base_kernel(
+    indptr, indices, data, start, stop, feature_ptr, feature_points, feature_values,
+    restrict, features, allowed, row_norms, point_norms,
+):  # fmt: skip
+    """:func:`_base_distances` of sparse rows and points, every view in one pass: a view's
+    cross products summed in the rows' stored order of features, as scipy's product sums
+    them, then ``(|r|^2 + |p|^2) - 2 r.p`` floored at 0, so the distances are equal bit for
+    bit without a sparse matrix built per view and block."""
+    n_views, n_points = point_norms.shape
+    out = np.empty((n_views, stop - start, n_points))
+    cross = np.zeros(n_points)
+    for v in range(n_views):
+        for r in range(start, stop):
+            cross[:] = 0.0
+            for jj in range(indptr[r], indptr[r + 1]):
+                feature = indices[jj]
+                if restrict and not features[v, feature]:
+                    continue
+                value = data[jj]
+                for kk in range(feature_ptr[feature], feature_ptr[feature + 1]):
+                    cross[feature_points[kk]] += value * feature_values[kk]
+            norm = row_norms[v, r]
+            target = out[v, r - start]
+            for p in range(n_points):
+                distance = (norm + point_norms[v, p]) - 2.0 * cross[p]
+                distance = distance if distance >= 0.0 else 0.0
+                target[p] = distance if allowed[v, p] else np.inf
     return out
 
 
@@ -131,6 +193,98 @@ def tiled_orders(orders, n_samples):
     return np.stack([np.broadcast_to(order, (n_samples, len(order))) for order in orders])
 
 
+def _chain_steps(base, view_of_label, local, orders, candidates, label_values, R, extend):
+    """The chain steps of a block of (row, order) pairs, in numpy: the reference.
+
+    ``base`` holds the block's base squared distances, shape (views, rows, width), inf at
+    points a view does not allow (and at padding); ``local`` the row of every pair in the
+    block, ``orders`` its order (pairs, L); ``candidates`` the point index of every column
+    of ``base`` per row, or an empty array when the columns are all the points;
+    ``label_values`` (L, m) the points' labels. Returns the 0/1 labels of every pair
+    (pairs, L) and the share of the valid nearest points holding each label.
+    """
+    n_pairs, n_labels = orders.shape
+    single = base.shape[0] == 1
+    if single:
+        base = base[0] if n_pairs == base.shape[1] else base[0][local]
+    indexed = candidates.size > 0
+    decided_labels = np.zeros((n_pairs, n_labels), dtype=np.int8)
+    voted = np.zeros((n_pairs, n_labels))
+    pairs = np.arange(n_pairs)
+    # the label terms: counts of disagreeing decided labels, at most n_labels - 1
+    extension = np.zeros((n_pairs, base.shape[-1]), dtype=np.min_scalar_type(n_labels))
+    for step in range(n_labels):
+        label = orders[:, step]
+        distance = base + extension if single else base[view_of_label[label], local] + extension
+        nearest = nearest_points(distance, R)
+        valid = np.isfinite(np.take_along_axis(distance, nearest, axis=1))
+        # (pairs, width): the value of the pair's label at every (candidate) point
+        truth = label_values[label[:, None], candidates[local]] if indexed else label_values[label]
+        votes = np.take_along_axis(truth, nearest, axis=1) * valid
+        count = np.maximum(valid.sum(axis=1), 1)
+        decided = votes.sum(axis=1) > 0.5 * count
+        decided_labels[pairs, label] = decided
+        voted[pairs, label] = votes.sum(axis=1) / count
+        if extend and step < n_labels - 1:
+            extension += truth != decided[:, None]
+    return decided_labels, voted
+
+
+@_compiled.kernel
+def _chain_steps_kernel(base, view_of_label, local, orders, candidates, label_values, R, extend):
+    """:func:`_chain_steps` compiled, pair by pair: the R nearest by one pass over the
+    points keeping the R smallest (distance, index) in order, so ties go to the lowest index
+    as in :func:`~._neighbourhood.nearest_points`; distances are ``base + extension`` in
+    float64 as in the reference, so the labels and shares are equal bit for bit."""
+    n_pairs, n_labels = orders.shape
+    width = base.shape[2]
+    indexed = candidates.shape[0] > 0
+    decided_labels = np.zeros((n_pairs, n_labels), dtype=np.int8)
+    voted = np.zeros((n_pairs, n_labels))
+    extension = np.zeros(width)
+    best = np.empty(max(R, 1))
+    where = np.empty(max(R, 1), dtype=np.intp)
+    for pair in range(n_pairs):
+        row = local[pair]
+        extension[:] = 0.0
+        for step in range(n_labels):
+            label = orders[pair, step]
+            distances = base[view_of_label[label], row]
+            size = 0
+            for j in range(width):
+                d = distances[j] + extension[j]
+                if size == R:
+                    if not d < best[R - 1]:
+                        continue
+                    position = R - 1
+                else:
+                    position = size
+                    size += 1
+                while position > 0 and best[position - 1] > d:
+                    best[position] = best[position - 1]
+                    where[position] = where[position - 1]
+                    position -= 1
+                best[position] = d
+                where[position] = j
+            votes = 0
+            valid = 0
+            for i in range(size):
+                if np.isfinite(best[i]):
+                    valid += 1
+                    point = candidates[row, where[i]] if indexed else where[i]
+                    votes += label_values[label, point]
+            count = max(valid, 1)
+            decided = votes > 0.5 * count
+            decided_labels[pair, label] = decided
+            voted[pair, label] = votes / count
+            if extend and step < n_labels - 1:
+                for j in range(width):
+                    point = candidates[row, j] if indexed else j
+                    if label_values[label, point] != decided:
+                        extension[j] += 1.0
+    return decided_labels, voted
+
+
 def knn_chain_labels(
     X,
     points,
@@ -185,6 +339,9 @@ def knn_chain_labels(
     view_of_label, views = _views(points, n_labels, keep, masks)
     view_points, view_rows = _restricted(points, views), _restricted(X, views)
     norms = [squared_norms(restricted) for restricted in view_points]
+    sparse_views = None
+    if _compiled.enabled() and sp.issparse(X) and sp.issparse(points):
+        sparse_views = _SparseViews(X, points, views, view_rows, view_points, norms)
     # distinct (row, order) pairs, sorted by row
     keys = np.concatenate(
         [np.broadcast_to(np.arange(n)[None, :, None], (n_sets, n, 1)), orders], axis=2
@@ -198,14 +355,16 @@ def knn_chain_labels(
         block = budget // (m * (len(views) + 2 * per_row))
     block = max(1, int(block))
     R = max(1, min(int(n_neighbors), m))
-    label_values = np.asarray(point_labels, dtype=bool).T  # (L, m)
+    label_values = np.ascontiguousarray(np.asarray(point_labels, dtype=bool).T)  # (L, m)
     prune = True  # until a block shows it does not pay
     for start in range(0, n, block):
         stop = min(start + block, n)
-        base = _base_distances(view_rows, view_points, views, norms, start, stop)
+        if sparse_views is None:
+            base = _base_distances(view_rows, view_points, views, norms, start, stop)
+        else:
+            base = sparse_views.base_distances(start, stop)
         first, last = np.searchsorted(pair_row, [start, stop])
         local = pair_row[first:last] - start
-        pair_rows = np.arange(first, last)
         if len(views) == 1 and not extend:
             # binary relevance, every label seeing the same points and features: one
             # neighbour search serves every label
@@ -222,38 +381,20 @@ def knn_chain_labels(
             continue
         pruned = _candidate_points(base, R, n_labels - 1 if extend else 0) if prune else None
         prune = pruned is not None
-        candidates = None
+        candidates = np.empty((0, 0), dtype=np.intp)
         if pruned is not None:  # every step works on the rows' candidate points alone
             index, padding = pruned
             base = np.take_along_axis(base, index[None], axis=2)
             base[:, padding] = np.inf
-            candidates = index[local]  # (pairs, C)
-        if len(views) == 1:
-            base = base[0] if last - first == stop - start else base[0][local]
-        width = m if candidates is None else candidates.shape[1]
-        # the label terms: counts of disagreeing decided labels, at most n_labels - 1
-        extension = np.zeros((last - first, width), dtype=np.min_scalar_type(n_labels))
-        for step in range(n_labels):
-            label = pair_order[first:last, step]
-            if len(views) == 1:
-                distance = base + extension
-            else:
-                distance = base[view_of_label[label], local] + extension
-            nearest = nearest_points(distance, R)
-            valid = np.isfinite(np.take_along_axis(distance, nearest, axis=1))
-            # (pairs, width): the value of the pair's label at every (candidate) point
-            if candidates is None:
-                truth = label_values[label]
-            else:
-                truth = label_values[label[:, None], candidates]
-            votes = np.take_along_axis(truth, nearest, axis=1) * valid
-            count = np.maximum(valid.sum(axis=1), 1)
-            decided = votes.sum(axis=1) > 0.5 * count
-            result[pair_rows, label] = decided
-            if shares:
-                share[pair_rows, label] = votes.sum(axis=1) / count
-            if extend and step < n_labels - 1:
-                extension += truth != decided[:, None]
+            candidates = index  # (rows, C)
+        steps = _chain_steps_kernel if _compiled.enabled() else _chain_steps
+        decided, voted = steps(
+            base, view_of_label, local, pair_order[first:last], candidates, label_values, R,
+            extend,
+        )  # fmt: skip
+        result[first:last] = decided
+        if shares:
+            share[first:last] = voted
     out = result[inverse.ravel()].reshape(orders.shape)
     out = out[0] if single else out
     if not shares:

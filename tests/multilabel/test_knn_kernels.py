@@ -1,0 +1,144 @@
+"""The compiled kNN chain step equals its numpy reference bit for bit.
+
+Inputs on a small integer grid make distances tie often, so the rule "ties to the lowest
+index" is exercised; per-label views (kept points, selected features), candidate pruning on
+and off, dense and sparse rows, one or several order sets, R from 1 to 9.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mlnb import _compiled
+from mlnb.multilabel import _knn_members
+from mlnb.multilabel._knn_members import _chain_steps, _chain_steps_kernel, knn_chain_labels
+
+pytestmark = pytest.mark.skipif(not _compiled.enabled(), reason="numba kernels turned off")
+
+
+@st.composite
+def chain_problems(draw):
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    m, n, d, L = (
+        draw(st.integers(1, 40)),
+        draw(st.integers(1, 25)),
+        draw(st.integers(1, 6)),
+        draw(st.integers(1, 6)),
+    )
+    points = rng.integers(0, 3, size=(m, d)).astype(float)
+    X = rng.integers(0, 3, size=(n, d)).astype(float)
+    points_Y = (rng.random((m, L)) < 0.4).astype(int)
+    keep = rng.random((m, L)) < 0.7 if draw(st.booleans()) else None
+    masks = rng.random((L, d)) < 0.6 if draw(st.booleans()) else None
+    n_sets = draw(st.integers(1, 3))
+    orders = np.stack([np.stack([rng.permutation(L) for _ in range(n)]) for _ in range(n_sets)])
+    return {
+        "X": X,
+        "points": points,
+        "points_Y": points_Y,
+        "R": draw(st.sampled_from([1, 2, 3, 5, 9])),
+        "orders": orders,
+        "keep": keep,
+        "masks": masks,
+        "extend": draw(st.booleans()),
+        "sparse": draw(st.booleans()),
+        "prune": draw(st.booleans()),
+        "block": draw(st.sampled_from([3, 7, None])),
+    }
+
+
+@settings(max_examples=150, deadline=None)
+@given(chain_problems())
+def test_compiled_chain_step_equals_the_numpy_reference(problem):
+    X, points = problem["X"], problem["points"]
+    if problem["sparse"]:
+        X, points = sp.csr_matrix(X), sp.csr_matrix(points)
+    share = _knn_members.MAX_CANDIDATE_SHARE
+    _knn_members.MAX_CANDIDATE_SHARE = 1.0 if problem["prune"] else 0.0
+    try:
+        outputs = []
+        for compiled in (False, True):
+            with _compiled.using(compiled):
+                outputs.append(
+                    knn_chain_labels(
+                        X,
+                        points,
+                        problem["points_Y"],
+                        problem["R"],
+                        problem["orders"],
+                        keep=problem["keep"],
+                        masks=problem["masks"],
+                        extend=problem["extend"],
+                        shares=True,
+                        block=problem["block"],
+                    )
+                )
+    finally:
+        _knn_members.MAX_CANDIDATE_SHARE = share
+    (labels, shares), (compiled_labels, compiled_shares) = outputs
+    np.testing.assert_array_equal(compiled_labels, labels)
+    np.testing.assert_array_equal(compiled_shares, shares)
+
+
+def test_the_step_functions_agree_on_ties_and_unallowed_points():
+    """A hand-made block: every distance tied, some points at infinity (not allowed), and
+    a row whose valid points are fewer than R."""
+    base = np.array([[[1.0, 1.0, 1.0, np.inf], [np.inf, np.inf, 2.0, np.inf]]])
+    label_values = np.array([[True, False, True, True], [False, True, True, False]])
+    orders = np.array([[0, 1], [1, 0]])
+    local = np.array([0, 1])
+    none = np.empty((0, 0), dtype=np.intp)
+    views = np.zeros(2, dtype=int)
+    expected = _chain_steps(base, views, local, orders, none, label_values, 2, True)
+    got = _chain_steps_kernel(base, views, local, orders, none, label_values, 2, True)
+    # row 0, label 0: the two lowest-index ties (points 0, 1) vote 1, 0: no majority
+    assert expected[0][0, 0] == 0 and expected[1][0, 0] == 0.5
+    # row 1: only point 2 is finite: it alone votes, on both labels
+    np.testing.assert_array_equal(expected[0][1], [1, 1])
+    for e, g in zip(expected, got, strict=True):
+        np.testing.assert_array_equal(g, e)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+def test_compiled_sparse_distances_equal_scipys_bit_for_bit(seed, masked, kept):
+    """Real-valued sparse rows and points (rounding depends on the order of the sums):
+    every view's base distances as the reference computes them with scipy, exactly."""
+    rng = np.random.default_rng(seed)
+    m, n, d, L = rng.integers(1, 30), rng.integers(1, 20), rng.integers(1, 40), rng.integers(1, 5)
+    density = rng.uniform(0.05, 0.9)
+    points = sp.random(m, d, density=density, format="csr", random_state=rng) * 3.7
+    X = sp.random(n, d, density=density, format="csr", random_state=rng) * 1.3
+    keep = rng.random((m, L)) < 0.7 if kept else None
+    masks = rng.random((L, d)) < 0.5 if masked else None
+    _, views = _knn_members._views(points, L, keep, masks)
+    view_points, view_rows = (
+        _knn_members._restricted(points, views),
+        _knn_members._restricted(X, views),
+    )
+    norms = [_knn_members.squared_norms(v) for v in view_points]
+    compiled = _knn_members._SparseViews(X, points, views, view_rows, view_points, norms)
+    start = int(rng.integers(0, n))
+    stop = int(rng.integers(start + 1, n + 1))
+    expected = _knn_members._base_distances(view_rows, view_points, views, norms, start, stop)
+    np.testing.assert_array_equal(compiled.base_distances(start, stop), expected)
+
+
+@pytest.mark.parametrize("n_labels", [63, 64, 65, 130])
+def test_label_terms_of_more_than_64_labels_span_several_words(n_labels):
+    """The compiled step counts disagreeing decided labels as bits, 64 to a word."""
+    rng = np.random.default_rng(n_labels)
+    m, n, d = 40, 12, 3
+    points = rng.integers(0, 3, size=(m, d)).astype(float)
+    X = rng.integers(0, 3, size=(n, d)).astype(float)
+    points_Y = (rng.random((m, n_labels)) < 0.5).astype(int)
+    orders = np.stack([rng.permutation(n_labels) for _ in range(n)])
+    outputs = []
+    for compiled in (False, True):
+        with _compiled.using(compiled):
+            outputs.append(knn_chain_labels(X, points, points_Y, 3, orders, shares=True))
+    for expected, got in zip(*outputs, strict=True):
+        np.testing.assert_array_equal(got, expected)
