@@ -810,7 +810,7 @@ def before_after(values, folds, out, names):
         lines += [
             "What the tuned SVMs and the pruned trees look like, per set (all folds of the",
             "chosen run): the share of (label, fold) choices with C = 0.001 (an SVM that",
-            "predicts the majority class: CV accuracy could not beat it), the median of the",
+            "in effect predicts the majority class: no other pair did better in CV), the median of the",
             "other C, the share with gamma = 0.001, labels constant in a training fold (no",
             "SVM), and the J48 members' mean leaves grown -> pruned.",
             "",
