@@ -19,7 +19,7 @@ from scipy.special import expit
 from ..events.auto import is_rule, is_tuned
 from ..missing import has_missing
 from ..stats import GroupStats
-from ._inference import dynamic_greedy_search, greedy_search
+from ._inference import dynamic_greedy_searches, greedy_search
 from ._knn_members import choose_neighbours, knn_chain_labels, share_log_odds, tiled_orders
 from ._label_model import feature_log_odds, feature_parameters, label_log_odds, log_prior_odds
 from ._neighbourhood import divide_columns, feature_scale
@@ -141,6 +141,10 @@ class NBMembers(_Members):
     ``member_labels_`` and (local-F1 order) ``scales_``, each member's feature scale.
     """
 
+    def __init__(self, ensemble):
+        super().__init__(ensemble)
+        self._parameters = {}  # member -> its feature parameters, silenced by its mask
+
     def check(self):
         pass
 
@@ -188,6 +192,7 @@ class NBMembers(_Members):
         flat &= mask.any(axis=1)
         if flat.any():
             mask[flat] = True
+            del self._parameters[member]  # estimated under the mask of before
 
     def validation(self, train, validation):
         """The newest member's scale; its validation rows scaled, and their BR labels."""
@@ -215,9 +220,12 @@ class NBMembers(_Members):
         positive, negative = slice(0, n_labels), slice(n_labels, 2 * n_labels)
         features, labels = ensemble.member_features_[member], ensemble.member_labels_[member]
         holding, other = features.select_groups(positive), features.select_groups(negative)
-        params = feature_parameters(ensemble.events_, holding, other)
-        if ensemble.feature_masks_[member] is not None:
-            params = ensemble.events_.silence(*params, ensemble.feature_masks_[member])
+        params = self._parameters.get(member)
+        if params is None:  # estimated once per member and use (fit, vote, predict)
+            params = feature_parameters(ensemble.events_, holding, other)
+            if ensemble.feature_masks_[member] is not None:
+                params = ensemble.events_.silence(*params, ensemble.feature_masks_[member])
+            self._parameters[member] = params
         prior = log_prior_odds(holding.count, holding.count + other.count, ensemble.prior_alpha)
         terms = ensemble._label_terms()  # as given, or chosen where "tuned"
         pairs = label_log_odds(
@@ -264,8 +272,9 @@ class NBMembers(_Members):
         """The labels and conditional log-odds of the member's greedy searches."""
         model = self.model(member)
         base, (weight, absent) = self.log_odds(member, inputs[1], model), model[2]
-        search = greedy_search if orders.ndim == 2 else dynamic_greedy_search
-        found = [search(base, weight, absent, order) for order in orders]
+        if orders.ndim == 3:  # per-row orders of each set: rows whose order stays, copied
+            return dynamic_greedy_searches(base, weight, absent, orders)
+        found = [greedy_search(base, weight, absent, order) for order in orders]
         return np.stack([f[0] for f in found]), np.stack([f[1] for f in found])
 
 
