@@ -11,8 +11,8 @@ set's split (``load_dataset(name)``), with one BLAS thread:
 
 and each fixed-beta fit with the compiled CFS kernel, with the numpy reference
 (``_compiled.using(False)``), with the CFS of before the active-label restriction (the
-copy ``_todays_cfs_masks`` in ``tests/test_cfs_kernel.py``) and without feature selection.
-Every fit gives the same model as the kernel's (checked: the feature masks are equal).
+copy ``_cfs_masks_before_kernels`` in ``tests/test_cfs_kernel.py``) and without feature
+selection. Every CFS fit selects the kernel's features (checked: the masks are equal).
 Reported: the fastest of ``--repeat`` fits (wall seconds; ``--cpu``: process CPU seconds;
 the cases of a protocol take turns), the seconds spent in CFS within it, and the ratios
 default / beta fixed and CFS / no CFS. The default fit takes turns with the beta-fixed
@@ -46,7 +46,7 @@ from mlnb.multilabel import dynamic_ensemble
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def todays_cfs():
+def cfs_before_kernels():
     """The CFS of before the active-label restriction (the tests' copy), or None."""
     path = ROOT / "tests" / "test_cfs_kernel.py"
     try:
@@ -55,7 +55,7 @@ def todays_cfs():
         spec.loader.exec_module(module)
     except (ImportError, OSError):  # e.g. hypothesis missing
         return None
-    return module._todays_cfs_masks
+    return module._cfs_masks_before_kernels
 
 
 @contextmanager
@@ -108,7 +108,7 @@ def main(argv=None):
     parser.add_argument("--cpu", action="store_true", help="process CPU seconds, not wall")
     parser.add_argument("--no-default", action="store_true", help="skip the beta search")
     args = parser.parse_args(argv)
-    before = todays_cfs()
+    before = cfs_before_kernels()
     unit = "CPU s" if args.cpu else "s"
     print(
         f"{cpu_name()}; mlnb {mlnb.__version__}; one BLAS thread; numba kernels "

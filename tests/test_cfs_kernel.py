@@ -1,7 +1,7 @@
 """CFS (``mlnb.multilabel._feature_selection``): the numpy reference restricted to the active
 labels and the compiled kernel select the same features as the CFS of before, bit for bit.
 
-``_todays_cfs_masks`` below is a verbatim copy of ``cfs_masks`` before the active-label
+``_cfs_masks_before_kernels`` below is a verbatim copy of ``cfs_masks`` before the active-label
 restriction and the kernel (every label's product and merits at every step): the
 definition both are held to. Random problems are drawn on small integer grids (exact ties
 between features are then common, so the first-maximum rule is exercised), as 0/1 words,
@@ -37,7 +37,7 @@ def _todays_column_moments(X, weights):
     return safe_total, mean, np.maximum(var, 0.0)
 
 
-def _todays_cfs_masks(X, Y, weights, *, max_features=300, max_stale=5, rng=None):
+def _cfs_masks_before_kernels(X, Y, weights, *, max_features=300, max_stale=5, rng=None):
     if not sp.issparse(X):
         X = X - X.mean(axis=0)
     Y = np.asarray(Y, dtype=np.float64)
@@ -116,7 +116,7 @@ def _todays_cfs_masks(X, Y, weights, *, max_features=300, max_stale=5, rng=None)
 def _three_masks(X, Y, weights, **options):
     """Today's masks, the numpy reference's and the kernel's (None if numba is off)."""
     with np.errstate(all="ignore"):  # the features near 6e153 overflow
-        today = _todays_cfs_masks(X, Y, weights, rng=np.random.RandomState(0), **options)
+        today = _cfs_masks_before_kernels(X, Y, weights, rng=np.random.RandomState(0), **options)
         with _compiled.using(False):
             reference = cfs_masks(X, Y, weights, rng=np.random.RandomState(0), **options)
         compiled = None
@@ -242,6 +242,7 @@ def test_dense_x_keeps_the_product_over_every_label():
 
 
 # ---- the merit bound ----------------------------------------------------------------------
+@needs_kernels
 @settings(max_examples=300, deadline=None)
 @given(
     st.floats(1e-3, 50.0),

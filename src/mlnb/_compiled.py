@@ -1,6 +1,7 @@
 """The switch between compiled kernels and their numpy references.
 
-A few hot loops (the kNN chain step, the CFS merit search) have two implementations: a
+A few hot loops (the kNN chain step, sparse squared distances, the CFS merit search, the
+greedy chain with per-row orders) have two implementations: a
 numpy reference, vectorised and readable, which the tests treat as the definition, and a
 kernel compiled by numba, which gives the same result (bit for bit where the module says so)
 without the reference's temporaries and Python-level steps. numba is a dependency; the

@@ -128,8 +128,8 @@ def test_compiled_sparse_distances_equal_scipys_bit_for_bit(seed, masked, kept):
 
 
 @pytest.mark.parametrize("n_labels", [63, 64, 65, 130])
-def test_label_terms_of_more_than_64_labels_span_several_words(n_labels):
-    """The compiled step counts disagreeing decided labels as bits, 64 to a word."""
+def test_many_labels(n_labels):
+    """Label counts around and above 64 (the step's label terms of many labels)."""
     rng = np.random.default_rng(n_labels)
     m, n, d = 40, 12, 3
     points = rng.integers(0, 3, size=(m, d)).astype(float)
@@ -142,3 +142,38 @@ def test_label_terms_of_more_than_64_labels_span_several_words(n_labels):
             outputs.append(knn_chain_labels(X, points, points_Y, 3, orders, shares=True))
     for expected, got in zip(*outputs, strict=True):
         np.testing.assert_array_equal(got, expected)
+
+
+def _tiny_problem(scale, dtype):
+    rng = np.random.default_rng(7)
+    m, n, d, L = 30, 10, 6, 3
+    points = sp.csr_matrix(rng.integers(0, 3, size=(m, d)) * scale).astype(dtype)
+    X = sp.csr_matrix(rng.integers(0, 3, size=(n, d)) * scale).astype(dtype)
+    points_Y = (rng.random((m, L)) < 0.4).astype(int)
+    orders = np.stack([rng.permutation(L) for _ in range(n)])
+    return X, points, points_Y, orders
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-30])
+def test_single_precision_rows_take_the_reference_path(scale):
+    """float32 rows and points (summed in float32 by scipy): the numpy path's labels."""
+    X, points, points_Y, orders = _tiny_problem(scale, np.float32)
+    outputs = []
+    for compiled in (False, True):
+        with _compiled.using(compiled):
+            outputs.append(
+                knn_chain_labels(X, points, points_Y, 3, orders, extend=True, shares=True)
+            )
+    (labels, shares), (compiled_labels, compiled_shares) = outputs
+    np.testing.assert_array_equal(compiled_labels, labels)
+    np.testing.assert_array_equal(compiled_shares, shares)
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_overflowing_distances_are_a_clear_error(sparse):
+    X, points, points_Y, orders = _tiny_problem(1e160, np.float64)
+    if not sparse:
+        X, points = X.toarray(), points.toarray()
+    for compiled in (False, True):
+        with _compiled.using(compiled), pytest.raises(ValueError, match="overflow"):
+            knn_chain_labels(X, points, points_Y, 3, orders, extend=True)

@@ -35,7 +35,7 @@ Two implementations, with the same masks bit for bit:
   sums only the label's kept rows), in scipy's order, so every correlation is the
   reference's bit for bit; labels of equal weights share the sums and products. Each step
   computes the merit (a division and a square root) only for the features that can still
-  reach the best merit (a bound by multiplications, exact in floating point; see
+  reach the best merit (a bound by multiplications with a margin for rounding; see
   :func:`_scan`); ties go to the lowest index and a nan wins, as ``np.argmax``.
 """
 

@@ -81,6 +81,23 @@ def _base_distances(view_rows, view_points, views, norms, start, stop):
     return out
 
 
+def _kernel_input(X, points):
+    """Whether :func:`_sparse_base_kernel` takes X and the points: sparse float64."""
+    return sp.issparse(X) and sp.issparse(points) and X.dtype == points.dtype == np.float64
+
+
+def _check_no_overflow(X, point_norms):
+    """A clear error where squared distances would overflow (inf - inf: nan neighbours)."""
+    largest = max((float(norms.max(initial=0.0)) for norms in point_norms), default=0.0)
+    largest += float(squared_norms(X).max(initial=0.0))
+    if not np.isfinite(4.0 * largest):
+        raise ValueError(
+            "the squared distances between these rows and the training rows overflow "
+            "(values of about 1e154 or more): scale X (e.g. scale=True) before the "
+            "nearest-neighbour members compare rows"
+        )
+
+
 class _SparseViews:
     """What :func:`_sparse_base_kernel` reads of sparse rows and points in every view: the
     rows as CSR, the points by feature (CSC), each view's features and allowed points, and
@@ -97,7 +114,6 @@ class _SparseViews:
                 features[v, selected] = True
         self.restrict, self.features = restrict, features
         self.allowed = np.stack([allowed for _, allowed in views])
-        self.everyone = bool(self.allowed.all(axis=1).all())
         self.point_norms = np.stack(point_norms)
         self.row_norms = np.stack([squared_norms(rows) for rows in view_rows])
 
@@ -135,7 +151,7 @@ def _sparse_base_kernel(
             target = out[v, r - start]
             for p in range(n_points):
                 distance = (norm + point_norms[v, p]) - 2.0 * cross[p]
-                distance = distance if distance >= 0.0 else 0.0
+                distance = 0.0 if distance < 0.0 else distance  # np.maximum: nan stays
                 target[p] = distance if allowed[v, p] else np.inf
     return out
 
@@ -338,9 +354,11 @@ def knn_chain_labels(
     label_rows = np.asarray(point_labels, dtype=np.float64).T  # (L, m)
     view_of_label, views = _views(points, n_labels, keep, masks)
     view_points, view_rows = _restricted(points, views), _restricted(X, views)
-    norms = [squared_norms(restricted) for restricted in view_points]
+    with np.errstate(over="ignore"):  # an overflow is the clear error below
+        norms = [squared_norms(restricted) for restricted in view_points]
+        _check_no_overflow(X, norms)
     sparse_views = None
-    if _compiled.enabled() and sp.issparse(X) and sp.issparse(points):
+    if _compiled.enabled() and _kernel_input(X, points):
         sparse_views = _SparseViews(X, points, views, view_rows, view_points, norms)
     # distinct (row, order) pairs, sorted by row
     keys = np.concatenate(
