@@ -179,6 +179,12 @@ class ChiSquaredSelection(EventModel):
         statistic = chi_squared(params_a.sums, params_a.count, params_b.sums, params_b.count)
         return _top_mask(statistic, self._k())
 
+    def _selection(self, params_a, params_b):
+        """:meth:`selected`, made once per pair (:func:`~mlnb.events._base.pair_table`)."""
+        return pair_table(
+            params_a, params_b, f"mask_{self._k()}", lambda: self.selected(params_a, params_b)
+        )
+
     def _silenced(self, params_a, params_b):
         """The wrapped model's parameters of a against b with the unselected features
         silenced, made once per pair (:func:`~mlnb.events._base.pair_table`): the masks
@@ -189,7 +195,7 @@ class ChiSquaredSelection(EventModel):
             params_b,
             f"selected_{k}",
             lambda: self._inner().silence(
-                params_a.inner, params_b.inner, self.selected(params_a, params_b)
+                params_a.inner, params_b.inner, self._selection(params_a, params_b)
             ),
         )
 
@@ -214,7 +220,12 @@ class ChiSquaredSelection(EventModel):
         """Silence ``mask``'s complement on top of the chi-squared selection."""
         silenced_a, silenced_b = self._silenced(positive, negative)
         inner_a, inner_b = self._inner().silence(silenced_a, silenced_b, mask)
-        return (
+        result = (
             SelectedParameters(inner_a, positive.sums, positive.count),
             SelectedParameters(inner_b, negative.sums, negative.count),
         )
+        # the result's selection reads the same sums and counts: the same mask, not
+        # computed again when its scores are
+        selection = self._selection(positive, negative)
+        pair_table(*result, f"mask_{self._k()}", lambda: selection)
+        return result

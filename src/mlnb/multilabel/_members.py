@@ -219,14 +219,15 @@ class NBMembers(_Members):
         n_labels = ensemble.n_labels_
         positive, negative = slice(0, n_labels), slice(n_labels, 2 * n_labels)
         features, labels = ensemble.member_features_[member], ensemble.member_labels_[member]
-        holding, other = features.select_groups(positive), features.select_groups(negative)
         params = self._parameters.get(member)
         if params is None:  # estimated once per member and use (fit, vote, predict)
+            holding, other = features.select_groups(positive), features.select_groups(negative)
             params = feature_parameters(ensemble.events_, holding, other)
             if ensemble.feature_masks_[member] is not None:
                 params = ensemble.events_.silence(*params, ensemble.feature_masks_[member])
             self._parameters[member] = params
-        prior = log_prior_odds(holding.count, holding.count + other.count, ensemble.prior_alpha)
+        holding, other = features.count[positive], features.count[negative]
+        prior = log_prior_odds(holding, holding + other, ensemble.prior_alpha)
         terms = ensemble._label_terms()  # as given, or chosen where "tuned"
         pairs = label_log_odds(
             labels.select_groups(positive),

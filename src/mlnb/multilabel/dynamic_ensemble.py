@@ -297,6 +297,12 @@ class DynamicChainEnsemble(MultiLabelNB):
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Build the K members, then (``beta="auto"``) choose beta by 3-fold CV."""
+        self._fit(X, y, sample_weight)
+        return self
+
+    def _fit(self, X, y, sample_weight):
+        """:meth:`fit`'s work; returns the members' accessor it used, whose estimates
+        (cached as the members were validated) the beta search's folds vote with."""
         self._check_parameters()
         X = self._validate_X(X, reset=True)
         Y = check_label_matrix(y, X.shape[0])
@@ -325,10 +331,10 @@ class DynamicChainEnsemble(MultiLabelNB):
         settle_rule(
             self,
             Y,
-            lambda rows: members_of(self).out_of_bag(X[rows], in_bag[rows], self.beta_, soft=soft),
+            lambda rows: members.out_of_bag(X[rows], in_bag[rows], self.beta_, soft=soft),
             any_out=not in_bag.all(),
         )
-        return self
+        return members
 
     def _fit_members(self, features, Y, weight, rng, members):
         """Draw, select the features of and add the K members, in member order.
@@ -438,8 +444,8 @@ class DynamicChainEnsemble(MultiLabelNB):
             }
             inner = clone(self).set_params(**settings, **members.fold_settings())
             fold_weight = None if sample_weight is None else weight[train]
-            inner.fit(X[train], Y[train], sample_weight=fold_weight)
-            votes = members_of(inner).votes(X[test], BETAS, soft=self._soft())  # every width
+            fitted = inner._fit(X[train], Y[train], sample_weight=fold_weight)
+            votes = fitted.votes(X[test], BETAS, soft=self._soft())  # every width
             progress.step()
             return [(vote > 0.5).astype(int) for vote in votes]
 
