@@ -266,9 +266,14 @@ def _dirichlet_multinomial_term(x, smoothed_count, log_gamma_smoothed):
     return gammaln(smoothed_count + x) - log_gamma_smoothed
 
 
-def _masked_dirichlet_multinomial_term(x, smoothed_count, log_gamma_smoothed, words):
-    """:func:`_dirichlet_multinomial_term` of the words that count (``words`` 1), else 0."""
-    return words * (gammaln(smoothed_count + x) - log_gamma_smoothed)
+def _log_gamma_smoothed(params):
+    """``gammaln(params.smoothed)``, made once per parameter object and kept as its
+    private attribute (parameters never change in place; model files leave it out)."""
+    cached = vars(params).get("_log_gamma_smoothed")
+    if cached is None:
+        cached = gammaln(params.smoothed)
+        params._log_gamma_smoothed = cached
+    return cached
 
 
 class BayesianMultinomial(_CountModel):
@@ -318,12 +323,9 @@ class BayesianMultinomial(_CountModel):
         masked = [params.words is not None for params in param_sets]
         if any(masked) and not all(masked):  # a plain and a silenced side: apart
             return [BayesianMultinomial._scores([params], X)[0] for params in param_sets]
-        terms = [[params.smoothed, gammaln(params.smoothed)] for params in param_sets]
-        if all(masked):
-            terms = [[*side, params.words] for side, params in zip(terms, param_sets, strict=True)]
-            words = entrywise_sums(X, _masked_dirichlet_multinomial_term, terms)
-        else:
-            words = entrywise_sums(X, _dirichlet_multinomial_term, terms)
+        terms = [[params.smoothed, _log_gamma_smoothed(params)] for params in param_sets]
+        masks = [params.words for params in param_sets] if all(masked) else None
+        words = entrywise_sums(X, _dirichlet_multinomial_term, terms, masks=masks)
         scores = []
         for params, word_terms in zip(param_sets, words, strict=True):
             class_total = params.class_total[None, :]
