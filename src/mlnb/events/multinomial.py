@@ -344,9 +344,12 @@ class BayesianMultinomial(_CountModel):
         """Each side's predictive over the selected words alone (Dirichlet-multinomial of
         the document restricted to them: its length counts those words only)."""
         words = np.asarray(mask, dtype=float)
-        return tuple(
-            DirichletMultinomialParameters(
+        silenced = []
+        for side in (positive, negative):
+            params = DirichletMultinomialParameters(
                 side.smoothed, (side.smoothed * words).sum(axis=1), words
             )
-            for side in (positive, negative)
-        )
+            # the same smoothed counts: their gammaln made once for every silencing
+            params._log_gamma_smoothed = _log_gamma_smoothed(side)
+            silenced.append(params)
+        return tuple(silenced)

@@ -143,7 +143,8 @@ class NBMembers(_Members):
 
     def __init__(self, ensemble):
         super().__init__(ensemble)
-        self._parameters = {}  # member -> its feature parameters, silenced by its mask
+        self._estimates = {}  # member -> its feature parameters (positive, negative)
+        self._parameters = {}  # member -> the same, silenced by its mask
 
     def check(self):
         pass
@@ -192,7 +193,7 @@ class NBMembers(_Members):
         flat &= mask.any(axis=1)
         if flat.any():
             mask[flat] = True
-            del self._parameters[member]  # estimated under the mask of before
+            del self._parameters[member]  # silenced by the mask of before
 
     def validation(self, train, validation):
         """The newest member's scale; its validation rows scaled, and their BR labels."""
@@ -221,8 +222,13 @@ class NBMembers(_Members):
         features, labels = ensemble.member_features_[member], ensemble.member_labels_[member]
         params = self._parameters.get(member)
         if params is None:  # estimated once per member and use (fit, vote, predict)
-            holding, other = features.select_groups(positive), features.select_groups(negative)
-            params = feature_parameters(ensemble.events_, holding, other)
+            params = self._estimates.get(member)
+            if params is None:
+                holding = features.select_groups(positive)
+                params = feature_parameters(
+                    ensemble.events_, holding, features.select_groups(negative)
+                )
+                self._estimates[member] = params
             if ensemble.feature_masks_[member] is not None:
                 params = ensemble.events_.silence(*params, ensemble.feature_masks_[member])
             self._parameters[member] = params
