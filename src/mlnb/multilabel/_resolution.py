@@ -831,8 +831,8 @@ def weak_label_terms(estimator, weak=WEAK_LABELS):
     """The label terms a chain's event model and rule are chosen with: its given ones, and
     where ``"tuned"``, those of ``weak`` (:data:`WEAK_LABELS`: binary relevance's scores;
     :data:`CLASSIC_LABELS` for a chain that chooses nothing)."""
-    params = estimator.get_params(deep=False)
-    return {key: weak[key] if is_tuned(params.get(key)) else params.get(key) for key in weak}
+    given = {key: getattr(estimator, key, None) for key in weak}  # not get_params: hot
+    return {key: weak[key] if is_tuned(value) else value for key, value in given.items()}
 
 
 def _with_label_terms(chosen, search, results, variants, weak, with_own):
