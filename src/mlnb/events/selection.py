@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _compiled
 from ._base import EventModel, Parameters, pair_table
 
 __all__ = ["ChiSquaredSelection", "SelectedParameters", "chi_squared"]
@@ -37,6 +38,8 @@ def chi_squared(sums_a, count_a, sums_b, count_b):
     sums_a, sums_b = np.asarray(sums_a, dtype=np.float64), np.asarray(sums_b, dtype=np.float64)
     count_a = np.asarray(count_a, dtype=np.float64)[:, None]
     count_b = np.asarray(count_b, dtype=np.float64)[:, None]
+    if _compiled.enabled() and sums_a.ndim == sums_b.ndim == 2 and sums_a.shape == sums_b.shape:
+        return _chi_squared_kernel(sums_a, count_a[:, 0], sums_b, count_b[:, 0])
     total = sums_a + sums_b
     rows = np.maximum(count_a + count_b, 1e-300)
     statistic = np.zeros(total.shape)
@@ -52,6 +55,29 @@ def chi_squared(sums_a, count_a, sums_b, count_b):
             ),
             out=statistic,
         )
+    return statistic
+
+
+@_compiled.kernel
+def _chi_squared_kernel(sums_a, count_a, sums_b, count_b):
+    """:func:`chi_squared`'s arithmetic entry by entry, in its order (the same values bit
+    for bit) without its seven (groups x features) temporaries."""
+    n_groups, n_features = sums_a.shape
+    statistic = np.empty((n_groups, n_features))
+    for g in range(n_groups):
+        rows = max(count_a[g] + count_b[g], 1e-300)
+        share_a, share_b = count_a[g] / rows, count_b[g] / rows
+        for f in range(n_features):
+            a, b = sums_a[g, f], sums_b[g, f]
+            total = a + b
+            value = 0.0
+            expected = total * share_a
+            if expected > 0:
+                value += (a - expected) * (a - expected) / expected
+            expected = total * share_b
+            if expected > 0:
+                value += (b - expected) * (b - expected) / expected
+            statistic[g, f] = value
     return statistic
 
 
