@@ -464,3 +464,23 @@ def test_an_empty_word_selection_scores_zero_with_the_bayesian_multinomial():
         ratio = events.score_ratio(*silenced, X)
     assert np.all(np.isfinite(ratio))
     np.testing.assert_array_equal(ratio[:, 1], 0.0)
+
+
+def test_the_fits_cached_estimates_equal_fresh_ones_after_a_widened_mask(shared_dataset):
+    """The accessor a fit returns (its estimates cached while the members were added, a
+    mask widened by the evidence check among them) scores as a fresh accessor does."""
+    from mlnb.multilabel._members import members_of
+
+    data = shared_dataset("enron")
+    X, Y = data.X[:400], data.Y[:400]
+    model = DynamicChainEnsemble(
+        n_chains=4, beta=1.0, events="bayesian_multinomial", rule="predict", random_state=0
+    )
+    fitted = model._fit(X, Y, None)
+    assert any(mask.all(axis=1).any() for mask in model.feature_masks_)  # widened
+    fresh = members_of(model)
+    rows = fresh.inputs(X[:50])
+    for member in range(4):
+        np.testing.assert_array_equal(
+            fitted.log_odds(member, rows[1]), fresh.log_odds(member, rows[1])
+        )

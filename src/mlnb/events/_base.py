@@ -437,7 +437,8 @@ def entrywise_sums(X, func, param_sets, *, block_budget=_BLOCK_BUDGET, masks=Non
     does not use are 0. At the (feature, value) pairs ``func`` is then evaluated only
     where the mask is 1; the others stay +0 where the product gives -0 or +0, and adding
     a zero to a sum that starts at +0 leaves it unchanged, so the sums are the same bit
-    for bit at a fraction of the cost when the masks are sparse.
+    for bit at a fraction of the cost when the masks are sparse. This needs ``func``
+    finite where a mask is 0 (else ``0 * inf`` would be nan there).
 
     Returns
     -------
@@ -530,6 +531,7 @@ def _value_pairs(X, max_values):
     way.
     """
     if sp.issparse(X) and max_values >= 1:
+        X = sp.csc_matrix(X)  # once, for both ways
         binary = _binary_pairs(X)
         if binary is not None:
             return binary

@@ -268,7 +268,8 @@ def _dirichlet_multinomial_term(x, smoothed_count, log_gamma_smoothed):
 
 def _log_gamma_smoothed(params):
     """``gammaln(params.smoothed)``, made once per parameter object and kept as its
-    private attribute (parameters never change in place; model files leave it out)."""
+    private attribute, as :func:`~mlnb.events._base.pair_table` keeps weight tables
+    (parameters never change in place; model files leave it out, pickles keep it)."""
     cached = vars(params).get("_log_gamma_smoothed")
     if cached is None:
         cached = gammaln(params.smoothed)

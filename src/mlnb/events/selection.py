@@ -38,7 +38,9 @@ def chi_squared(sums_a, count_a, sums_b, count_b):
     sums_a, sums_b = np.asarray(sums_a, dtype=np.float64), np.asarray(sums_b, dtype=np.float64)
     count_a = np.asarray(count_a, dtype=np.float64)[:, None]
     count_b = np.asarray(count_b, dtype=np.float64)[:, None]
-    if _compiled.enabled() and sums_a.ndim == sums_b.ndim == 2 and sums_a.shape == sums_b.shape:
+    n_groups = sums_a.shape[0] if sums_a.ndim == 2 else -1
+    same = sums_a.shape == sums_b.shape and len(count_a) == len(count_b) == n_groups
+    if _compiled.enabled() and same:
         return _chi_squared_kernel(sums_a, count_a[:, 0], sums_b, count_b[:, 0])
     total = sums_a + sums_b
     rows = np.maximum(count_a + count_b, 1e-300)

@@ -81,16 +81,18 @@ def _base_distances(view_rows, view_points, views, norms, start, stop):
     return out
 
 
-def _kernel_input(X, points):
+def _sparse_float64(X, points):
     """Whether :func:`_sparse_base_kernel` takes X and the points: sparse float64."""
     return sp.issparse(X) and sp.issparse(points) and X.dtype == points.dtype == np.float64
 
 
 def _check_no_overflow(X, point_norms):
-    """A clear error where squared distances would overflow (inf - inf: nan neighbours)."""
+    """A clear error where squared distances may overflow (inf - inf: nan neighbours):
+    a distance is at most twice the sum of the two squared norms (of the whole rows here,
+    a bound for every view)."""
     largest = max((float(norms.max(initial=0.0)) for norms in point_norms), default=0.0)
     largest += float(squared_norms(X).max(initial=0.0))
-    if not np.isfinite(4.0 * largest):
+    if not np.isfinite(2.0 * largest):
         raise ValueError(
             "the squared distances between these rows and the training rows overflow "
             "(values of about 1e154 or more): scale X (e.g. scale=True) before the "
@@ -358,7 +360,7 @@ def knn_chain_labels(
         norms = [squared_norms(restricted) for restricted in view_points]
         _check_no_overflow(X, norms)
     sparse_views = None
-    if _compiled.enabled() and _kernel_input(X, points):
+    if _compiled.enabled() and _sparse_float64(X, points):
         sparse_views = _SparseViews(X, points, views, view_rows, view_points, norms)
     # distinct (row, order) pairs, sorted by row
     keys = np.concatenate(

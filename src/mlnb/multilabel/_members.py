@@ -143,8 +143,11 @@ class NBMembers(_Members):
 
     def __init__(self, ensemble):
         super().__init__(ensemble)
-        self._estimates = {}  # member -> its feature parameters (positive, negative)
-        self._parameters = {}  # member -> the same, silenced by its mask
+        # member -> its feature parameters (positive, negative), until it is added
+        self._estimates = {}
+        # member -> the same, silenced by its mask: kept while the accessor lives (a fit,
+        # its beta search's folds, a prediction), about the size of the members' statistics
+        self._parameters = {}
 
     def check(self):
         pass
@@ -173,8 +176,10 @@ class NBMembers(_Members):
         ensemble.member_labels_.append(
             GroupStats.from_data(labels, grouping, weight, second_moments=False)
         )
+        member = len(ensemble.member_features_) - 1
         if mask is not None:
-            self._keep_evidence(len(ensemble.member_features_) - 1, train, mask)
+            self._keep_evidence(member, train, mask)
+        self._estimates.pop(member, None)  # needed again only if the check widened the mask
 
     def _keep_evidence(self, member, train, mask):
         """Give every label whose selected features carry no evidence all the features.

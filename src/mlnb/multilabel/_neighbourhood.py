@@ -116,7 +116,8 @@ def squared_distances(rows, points, point_norms=None):
     """
     if point_norms is None:
         point_norms = squared_norms(points)
-    if _compiled.enabled() and _plain_csr(rows) and _plain_csr(points):
+    same_width = rows.shape[1] == points.shape[1] and len(point_norms) == points.shape[0]
+    if _compiled.enabled() and same_width and _plain_csr(rows) and _plain_csr(points):
         by_feature = points.tocsc()  # what scipy's product reads of points.T
         return _sparse_distances_kernel(
             rows.indptr, rows.indices, rows.data,
