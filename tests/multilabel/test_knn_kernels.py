@@ -120,7 +120,8 @@ def test_compiled_sparse_distances_equal_scipys_bit_for_bit(seed, masked, kept):
         _knn_members._restricted(X, views),
     )
     norms = [_knn_members.squared_norms(v) for v in view_points]
-    compiled = _knn_members._SparseViews(X, points, views, view_rows, view_points, norms)
+    row_norms = [_knn_members.squared_norms(v) for v in view_rows]
+    compiled = _knn_members._SparseViews(X, points, views, row_norms, norms)
     start = int(rng.integers(0, n))
     stop = int(rng.integers(start + 1, n + 1))
     expected = _knn_members._base_distances(view_rows, view_points, views, norms, start, stop)
@@ -177,3 +178,22 @@ def test_overflowing_distances_are_a_clear_error(sparse):
     for compiled in (False, True):
         with _compiled.using(compiled), pytest.raises(ValueError, match="overflow"):
             knn_chain_labels(X, points, points_Y, 3, orders, extend=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from([1.0, 1e-170]))
+def test_view_norms_equal_the_restricted_matrices_norms(seed, masked, scale):
+    """Per-view squared norms without the restricted matrices: equal bit for bit to
+    ``squared_norms(matrix[:, columns])`` (rows of up to 300 entries: numpy's pairwise
+    sums; values near 1e-170 square to 0 and drop out, as in scipy's product)."""
+    rng = np.random.default_rng(seed)
+    n, d, L = rng.integers(1, 12), rng.integers(1, 400), rng.integers(1, 5)
+    matrix = sp.random(n, d, density=rng.uniform(0.01, 0.9), format="csr", random_state=rng)
+    matrix.data = matrix.data * scale * rng.choice([1.0, 1e10], size=matrix.nnz)
+    matrix.data[rng.random(matrix.nnz) < 0.05] = 0.0  # explicit zeros stay stored
+    masks = rng.random((L, d)) < 0.5 if masked else None
+    _, views = _knn_members._views(matrix, L, None, masks)
+    expected = [_knn_members.squared_norms(v) for v in _knn_members._restricted(matrix, views)]
+    got = _knn_members._view_norms(matrix, views)
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(g.view(np.int64), e.view(np.int64))

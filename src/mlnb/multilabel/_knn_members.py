@@ -81,6 +81,38 @@ def _base_distances(view_rows, view_points, views, norms, start, stop):
     return out
 
 
+def _view_norms(matrix, views):
+    """:func:`~._neighbourhood.squared_norms` of ``matrix`` restricted to each view's
+    features, equal bit for bit to the reference's (``squared_norms(matrix[:, columns])``)
+    without building the restricted matrices, or None unless ``matrix`` is canonical CSR.
+
+    scipy squares the restricted matrix's stored entries in their order, keeps the
+    squares that are not 0, and sums each row's by ``np.add.reduceat`` (pairwise for 8
+    values or more): the same arrays are built here and reduced by the same call.
+    """
+    if getattr(matrix, "format", None) != "csr" or not matrix.has_canonical_format:
+        return None
+    n_rows = matrix.shape[0]
+    squares = matrix.data * matrix.data
+    present = squares != 0
+    row_of_entry = np.repeat(np.arange(n_rows), np.diff(matrix.indptr))
+    norms = []
+    for columns, _ in views:
+        kept = present
+        if columns is not None:
+            in_view = np.zeros(matrix.shape[1], dtype=bool)
+            in_view[columns] = True
+            kept = present & in_view[matrix.indices]
+        counts = np.bincount(row_of_entry[kept], minlength=n_rows)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        occupied = np.flatnonzero(counts)
+        norm = np.zeros(n_rows)
+        if len(occupied):
+            norm[occupied] = np.add.reduceat(squares[kept], starts[occupied])
+        norms.append(norm)
+    return norms
+
+
 def _sparse_float64(X, points):
     """Whether :func:`_sparse_base_kernel` takes X and the points: sparse float64."""
     return sp.issparse(X) and sp.issparse(points) and X.dtype == points.dtype == np.float64
@@ -105,7 +137,7 @@ class _SparseViews:
     rows as CSR, the points by feature (CSC), each view's features and allowed points, and
     the squared norms of rows and points in every view, computed as the reference does."""
 
-    def __init__(self, X, points, views, view_rows, view_points, point_norms):
+    def __init__(self, X, points, views, row_norms, point_norms):
         self.rows = X.tocsr()
         columns = points.tocsc()
         self.by_feature = (columns.indptr, columns.indices, columns.data)
@@ -117,7 +149,7 @@ class _SparseViews:
         self.restrict, self.features = restrict, features
         self.allowed = np.stack([allowed for _, allowed in views])
         self.point_norms = np.stack(point_norms)
-        self.row_norms = np.stack([squared_norms(rows) for rows in view_rows])
+        self.row_norms = np.stack(row_norms)
 
     def base_distances(self, start, stop):
         rows = self.rows
@@ -355,13 +387,18 @@ def knn_chain_labels(
     m = points.shape[0]
     label_rows = np.asarray(point_labels, dtype=np.float64).T  # (L, m)
     view_of_label, views = _views(points, n_labels, keep, masks)
-    view_points, view_rows = _restricted(points, views), _restricted(X, views)
+    sparse_views, row_norms, norms = None, None, None
+    view_points = view_rows = None  # the restricted matrices, where the reference needs them
     with np.errstate(over="ignore"):  # an overflow is the clear error below
-        norms = [squared_norms(restricted) for restricted in view_points]
+        if _compiled.enabled() and _sparse_float64(X, points):
+            norms, row_norms = _view_norms(points, views), _view_norms(X, views)
+        if norms is None or row_norms is None:  # the reference's way
+            view_points, view_rows = _restricted(points, views), _restricted(X, views)
+            norms = [squared_norms(restricted) for restricted in view_points]
+            row_norms = None
         _check_no_overflow(X, norms)
-    sparse_views = None
-    if _compiled.enabled() and _sparse_float64(X, points):
-        sparse_views = _SparseViews(X, points, views, view_rows, view_points, norms)
+    if row_norms is not None:
+        sparse_views = _SparseViews(X, points, views, row_norms, norms)
     # distinct (row, order) pairs, sorted by row
     keys = np.concatenate(
         [np.broadcast_to(np.arange(n)[None, :, None], (n_sets, n, 1)), orders], axis=2
