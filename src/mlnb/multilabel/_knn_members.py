@@ -113,6 +113,22 @@ def _view_norms(matrix, views):
     return norms
 
 
+def _view_inputs(X, points, views):
+    """What the base distances read: the points' squared norms in every view, and either
+    the compiled kernel's inputs (:class:`_SparseViews`) or the rows and points restricted
+    to every view (the reference's); ``(norms, sparse_views, view_rows, view_points)``."""
+    with np.errstate(over="ignore"):  # an overflow is the clear error below
+        if _compiled.enabled() and _sparse_float64(X, points):
+            norms, row_norms = _view_norms(points, views), _view_norms(X, views)
+            if norms is not None and row_norms is not None:
+                _check_no_overflow(X, norms)
+                return norms, _SparseViews(X, points, views, row_norms, norms), None, None
+        view_points, view_rows = _restricted(points, views), _restricted(X, views)
+        norms = [squared_norms(restricted) for restricted in view_points]
+        _check_no_overflow(X, norms)
+    return norms, None, view_rows, view_points
+
+
 def _sparse_float64(X, points):
     """Whether :func:`_sparse_base_kernel` takes X and the points: sparse float64."""
     return sp.issparse(X) and sp.issparse(points) and X.dtype == points.dtype == np.float64
@@ -387,18 +403,7 @@ def knn_chain_labels(
     m = points.shape[0]
     label_rows = np.asarray(point_labels, dtype=np.float64).T  # (L, m)
     view_of_label, views = _views(points, n_labels, keep, masks)
-    sparse_views, row_norms, norms = None, None, None
-    view_points = view_rows = None  # the restricted matrices, where the reference needs them
-    with np.errstate(over="ignore"):  # an overflow is the clear error below
-        if _compiled.enabled() and _sparse_float64(X, points):
-            norms, row_norms = _view_norms(points, views), _view_norms(X, views)
-        if norms is None or row_norms is None:  # the reference's way
-            view_points, view_rows = _restricted(points, views), _restricted(X, views)
-            norms = [squared_norms(restricted) for restricted in view_points]
-            row_norms = None
-        _check_no_overflow(X, norms)
-    if row_norms is not None:
-        sparse_views = _SparseViews(X, points, views, row_norms, norms)
+    norms, sparse_views, view_rows, view_points = _view_inputs(X, points, views)
     # distinct (row, order) pairs, sorted by row
     keys = np.concatenate(
         [np.broadcast_to(np.arange(n)[None, :, None], (n_sets, n, 1)), orders], axis=2
