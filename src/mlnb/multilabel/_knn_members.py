@@ -29,7 +29,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _compiled
-from ._neighbourhood import choose_by_folds, nearest_points, squared_distances, squared_norms
+from ._neighbourhood import (
+    choose_by_folds,
+    floored_distance,
+    nearest_points,
+    sparse_cross_products,
+    squared_distances,
+    squared_norms,
+)
 
 __all__ = [
     "CHAIN_BLOCK",
@@ -189,19 +196,14 @@ def _sparse_base_kernel(
     cross = np.zeros(n_points)
     for v in range(n_views):
         for r in range(start, stop):
-            cross[:] = 0.0
-            for jj in range(indptr[r], indptr[r + 1]):
-                feature = indices[jj]
-                if restrict and not features[v, feature]:
-                    continue
-                value = data[jj]
-                for kk in range(feature_ptr[feature], feature_ptr[feature + 1]):
-                    cross[feature_points[kk]] += value * feature_values[kk]
+            sparse_cross_products(
+                indptr, indices, data, r, feature_ptr, feature_points, feature_values,
+                restrict, features[v], cross,
+            )  # fmt: skip
             norm = row_norms[v, r]
             target = out[v, r - start]
             for p in range(n_points):
-                distance = (norm + point_norms[v, p]) - 2.0 * cross[p]
-                distance = 0.0 if distance < 0.0 else distance  # np.maximum: nan stays
+                distance = floored_distance(norm, point_norms[v, p], cross[p])
                 target[p] = distance if allowed[v, p] else np.inf
     return out
 

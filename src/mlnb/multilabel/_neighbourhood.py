@@ -145,16 +145,40 @@ def _sparse_distances_kernel(
     n_rows, n_points = len(indptr) - 1, len(point_norms)
     out = np.empty((n_rows, n_points))
     cross = np.zeros(n_points)
+    every_feature = np.empty(0, dtype=np.bool_)
     for r in range(n_rows):
-        cross[:] = 0.0
-        for jj in range(indptr[r], indptr[r + 1]):
-            feature, value = indices[jj], data[jj]
-            for kk in range(feature_ptr[feature], feature_ptr[feature + 1]):
-                cross[feature_points[kk]] += value * feature_values[kk]
+        sparse_cross_products(
+            indptr, indices, data, r, feature_ptr, feature_points, feature_values,
+            False, every_feature, cross,
+        )  # fmt: skip
         for p in range(n_points):
-            distance = (row_norms[r] + point_norms[p]) - 2.0 * cross[p]
-            out[r, p] = 0.0 if distance < 0.0 else distance  # np.maximum's: nan stays
+            out[r, p] = floored_distance(row_norms[r], point_norms[p], cross[p])
     return out
+
+
+@_compiled.kernel
+def sparse_cross_products(
+    indptr, indices, data, r, feature_ptr, feature_points, feature_values,
+    restrict, features, cross,
+):  # fmt: skip
+    """Row ``r``'s dot products with every point into ``cross``, summed in the row's stored
+    order of features as scipy's ``csr_matmat`` sums them (``restrict``: over the features
+    where ``features`` is True alone). A compiled helper of the distance kernels."""
+    cross[:] = 0.0
+    for jj in range(indptr[r], indptr[r + 1]):
+        feature = indices[jj]
+        if restrict and not features[feature]:
+            continue
+        value = data[jj]
+        for kk in range(feature_ptr[feature], feature_ptr[feature + 1]):
+            cross[feature_points[kk]] += value * feature_values[kk]
+
+
+@_compiled.kernel
+def floored_distance(row_norm, point_norm, cross):
+    """``(|r|^2 + |p|^2) - 2 r.p`` floored at 0 as ``np.maximum`` floors it (nan stays)."""
+    distance = (row_norm + point_norm) - 2.0 * cross
+    return 0.0 if distance < 0.0 else distance
 
 
 def nearest_points(distances, k):
