@@ -197,3 +197,110 @@ def test_view_norms_equal_the_restricted_matrices_norms(seed, masked, scale):
     got = _knn_members._view_norms(matrix, views)
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_array_equal(g.view(np.int64), e.view(np.int64))
+
+
+@st.composite
+def sparse_chain_problems(draw):
+    """Sparse real-valued rows and points, at scales where adding a label term (1, 2, ...)
+    to a base distance rounds distinct distances to ties (1e-9: every base distance is below
+    one ulp of 1), with repeated points and few label vectors (classes of many points)."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    m, n, d, L = (
+        draw(st.integers(1, 60)),
+        draw(st.integers(1, 12)),
+        draw(st.integers(1, 30)),
+        draw(st.integers(1, 5)),
+    )
+    scale = draw(st.sampled_from([1.0, 1e-9, 1e-7, 1e3]))
+    density = rng.uniform(0.02, 0.5)
+    points = sp.random(m, d, density=density, format="csr", random_state=rng) * scale
+    points = points[rng.integers(0, m, size=m)] if draw(st.booleans()) else points  # repeats
+    X = sp.random(n, d, density=density, format="csr", random_state=rng) * scale
+    vectors = (rng.random((draw(st.integers(1, 4)), L)) < 0.5).astype(int)
+    points_Y = vectors[rng.integers(0, len(vectors), size=m)]
+    keep = rng.random((m, L)) < 0.7 if draw(st.booleans()) else None
+    share = draw(st.sampled_from([0.05, 0.3, 0.8]))
+    masks = rng.random((L, d)) < share if draw(st.booleans()) else None
+    orders = np.stack([np.stack([rng.permutation(L) for _ in range(n)]) for _ in range(2)])
+    R = draw(st.sampled_from([1, 2, 3, 5, 9]))
+    return X, points, points_Y, R, orders, keep, masks, draw(st.booleans())
+
+
+@settings(max_examples=200, deadline=None)
+@given(sparse_chain_problems())
+def test_candidates_by_label_vector_give_the_reference_labels(problem):
+    """The sparse path (candidate points by label vector) against the numpy reference."""
+    X, points, points_Y, R, orders, keep, masks, extend = problem
+    outputs = []
+    for compiled in (False, True):
+        with _compiled.using(compiled):
+            outputs.append(
+                knn_chain_labels(
+                    X,
+                    points,
+                    points_Y,
+                    R,
+                    orders,
+                    keep=keep,
+                    masks=masks,
+                    extend=extend,
+                    shares=True,
+                    block=5,
+                )
+            )
+    (labels, shares), (compiled_labels, compiled_shares) = outputs
+    np.testing.assert_array_equal(compiled_labels, labels)
+    np.testing.assert_array_equal(compiled_shares, shares)
+
+
+def test_rounding_ties_are_kept_as_candidates():
+    """Base distances 1e-18 apart tie once a label term of 1 is added, so at the second
+    step the tie between classes goes to the lowest index: point 1, of class A, although
+    point 3 is A's nearest by base distance and point 2 (class B) comes before point 3."""
+    points = sp.csr_matrix(np.array([[1e-9], [2e-9], [1.5e-9], [1e-9]]))
+    X = sp.csr_matrix(np.array([[1e-9]]))
+    # point 0: class C = (1, 0), the nearest at step 1, kept for label 0 alone;
+    # points 1 and 3: class A = (0, 1); point 2: class B = (0, 0)
+    points_Y = np.array([[1, 0], [0, 1], [0, 0], [0, 1]])
+    keep = np.array([[True, False], [True, True], [True, True], [True, True]])
+    orders = np.array([[0, 1]])
+    outputs = []
+    for compiled in (False, True):
+        with _compiled.using(compiled):
+            outputs.append(knn_chain_labels(X, points, points_Y, 1, orders, keep=keep))
+    np.testing.assert_array_equal(outputs[0], [[1, 1]])  # step 2 follows point 1
+    np.testing.assert_array_equal(outputs[1], outputs[0])
+
+
+def test_an_untouched_point_with_a_feature_can_tie_with_points_without_one():
+    """R = 2; point 1 has a feature the row lacks, so small that its distance equals the
+    featureless points' (1 + 1e-18 rounds to 1): the two nearest are points 0 and 1 (class
+    A), not 0 and 2 (class B), although point 0, a featureless point of A, comes first."""
+    points = sp.csr_matrix(np.array([[0.0, 0.0], [0.0, 1e-9], [0.0, 0.0], [0.0, 0.0]]))
+    X = sp.csr_matrix(np.array([[1.0, 0.0]]))
+    points_Y = np.array([[1], [1], [0], [1]])  # classes A, A, B, A
+    outputs = []
+    for compiled in (False, True):
+        with _compiled.using(compiled):
+            outputs.append(knn_chain_labels(X, points, points_Y, 2, np.array([[0]]), shares=True))
+    (labels, shares), (compiled_labels, compiled_shares) = outputs
+    np.testing.assert_array_equal(shares, [[1.0]])
+    np.testing.assert_array_equal(compiled_labels, labels)
+    np.testing.assert_array_equal(compiled_shares, shares)
+
+
+def test_a_scanned_point_close_behind_points_without_a_feature_is_kept():
+    """Point 1 (class A) has a feature the row lacks: its distance 1e-6 + 1e-18 is behind
+    the featureless points' 1e-6 at step 1, but adding the label term 1 rounds both to the
+    same value, so at step 2 point 1 wins the tie by index over point 2 (class B) and point
+    3 (class A, featureless). Point 0 (class C, kept for label 0 alone) decides step 1."""
+    points = sp.csr_matrix(np.array([[0.0, 0.0], [0.0, 1e-9], [0.0, 0.0], [0.0, 0.0]]))
+    X = sp.csr_matrix(np.array([[1e-3, 0.0]]))
+    points_Y = np.array([[1, 0], [0, 1], [0, 0], [0, 1]])  # classes C, A, B, A
+    keep = np.array([[True, False], [True, True], [True, True], [True, True]])
+    outputs = []
+    for compiled in (False, True):
+        with _compiled.using(compiled):
+            outputs.append(knn_chain_labels(X, points, points_Y, 1, np.array([[0, 1]]), keep=keep))
+    np.testing.assert_array_equal(outputs[0], [[1, 1]])
+    np.testing.assert_array_equal(outputs[1], outputs[0])

@@ -14,13 +14,13 @@ depends only on its order, so when many order sets are scored (the orders of eve
 the local-F1 search), each distinct (row, order) pair is computed once: over beta = 1..10
 a row has 1.6 (emotions) to 4 (yeast) distinct orders, not 10.
 
-Pruned to candidate points where that pays: the label terms add at most the number of
-labels decided before the last step to a distance, so a point whose base distance exceeds
-the R-th smallest of its view by more than that can never be among a row's R nearest
-(:func:`_candidate_points`). On text (ohsumed, yahoo_arts: 4000 points, R = 1 to 11) that
-keeps 0.06 to 3.5 % of the points, and every chain step works on those alone; on yeast,
-enron and emotions it keeps 40 to 95 %, and the chain steps keep every point (the gathers
-would cost more than they save).
+Sparse rows, compiled, take the exact shortcut of :mod:`._knn_classes`: candidate points
+by label vector, the label terms counted once per label vector. Dense rows are pruned to
+candidate points where that pays: the label terms add at most the number of labels decided
+before the last step to a distance, so a point whose base distance exceeds the R-th
+smallest of its view by more than that can never be among a row's R nearest
+(:func:`_candidate_points`); on yeast, enron and emotions it keeps 40 to 95 % of the points,
+and the chain steps then keep every point (the gathers would cost more than they save).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _compiled
+from ._knn_classes import ClassCandidates
 from ._neighbourhood import (
     choose_by_folds,
     floored_distance,
@@ -421,14 +422,25 @@ def knn_chain_labels(
     R = max(1, min(int(n_neighbors), m))
     label_values = np.ascontiguousarray(np.asarray(point_labels, dtype=bool).T)  # (L, m)
     prune = True  # until a block shows it does not pay
+    by_class = None
+    if sparse_views is not None and (extend or len(views) > 1):
+        by_class = ClassCandidates(
+            sparse_views, view_of_label, label_values, R, n_labels - 1 if extend else 0
+        )
     for start in range(0, n, block):
         stop = min(start + block, n)
+        first, last = np.searchsorted(pair_row, [start, stop])
+        local = pair_row[first:last] - start
+        if by_class is not None:  # sparse rows: the chain steps over candidates by class
+            decided, voted = by_class.labels(start, stop, local, pair_order[first:last], extend)
+            result[first:last] = decided
+            if shares:
+                share[first:last] = voted
+            continue
         if sparse_views is None:
             base = _base_distances(view_rows, view_points, views, norms, start, stop)
         else:
             base = sparse_views.base_distances(start, stop)
-        first, last = np.searchsorted(pair_row, [start, stop])
-        local = pair_row[first:last] - start
         if len(views) == 1 and not extend:
             # binary relevance, every label seeing the same points and features: one
             # neighbour search serves every label

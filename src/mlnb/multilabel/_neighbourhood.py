@@ -165,6 +165,18 @@ def sparse_cross_products(
     order of features as scipy's ``csr_matmat`` sums them (``restrict``: over the features
     where ``features`` is True alone). A compiled helper of the distance kernels."""
     cross[:] = 0.0
+    add_cross_products(
+        indptr, indices, data, r, feature_ptr, feature_points, feature_values,
+        restrict, features, cross,
+    )  # fmt: skip
+
+
+@_compiled.kernel
+def add_cross_products(
+    indptr, indices, data, r, feature_ptr, feature_points, feature_values,
+    restrict, features, cross,
+):  # fmt: skip
+    """:func:`sparse_cross_products` added to ``cross`` as it is (not cleared first)."""
     for jj in range(indptr[r], indptr[r + 1]):
         feature = indices[jj]
         if restrict and not features[feature]:
