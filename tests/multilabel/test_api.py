@@ -26,12 +26,14 @@ from sklearn.utils.estimator_checks import check_estimator
 from mlnb import (
     OOCC,
     BaggedBinaryRelevance,
+    BRkNN,
     DynamicChain,
     DynamicChainEnsemble,
     EnsembleClassifierChains,
     GeneticChainEnsemble,
     KNNChain,
     LabelPowerset,
+    MLkNN,
     NaiBX,
     RAkEL,
 )
@@ -125,7 +127,7 @@ def expected_failures(estimator):
         del failures["check_estimators_partial_fit_n_features"]
     if "max_iter" in estimator.get_params():  # else the check does not apply and passes
         failures["check_non_transformer_estimators_n_iter"] = _MULTICLASS_TARGETS
-    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble)):
+    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble, MLkNN, BRkNN)):
         refused = (
             "sample_weight is refused with a TypeError that gives the reason (unweighted "
             "neighbour votes / validation F1), which the check does not expect"
@@ -141,6 +143,11 @@ def expected_failures(estimator):
         failures["check_classifiers_multilabel_output_format_predict_proba"] = (
             "predict_proba is the share of the R neighbours voting 1 (Trajdos and Kurzynski, "
             "eq. 11), exactly 0 or 1 when they agree"
+        )
+    if isinstance(estimator, BRkNN):
+        failures["check_classifiers_multilabel_output_format_predict_proba"] = (
+            "predict_proba is the confidence, the share of the k neighbours holding the label "
+            "(Spyromitros et al. 2008), exactly 0 or 1 when they agree"
         )
     return failures
 
@@ -222,7 +229,9 @@ def test_input_forms_agree(estimator, data):
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("estimator", [KNNChain(), OOCC(), GeneticChainEnsemble()], ids=str)
+@pytest.mark.parametrize(
+    "estimator", [KNNChain(), OOCC(), GeneticChainEnsemble(), MLkNN(), BRkNN()], ids=str
+)
 def test_unweighted_methods_refuse_sample_weight_with_the_reason(estimator, data):
     X, Y = data
     with pytest.raises(TypeError, match=r"takes no sample_weight: .*repeat rows"):
@@ -231,7 +240,7 @@ def test_unweighted_methods_refuse_sample_weight_with_the_reason(estimator, data
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=ids)
 def test_sample_weight_forms_and_integer_weights(estimator, data):
-    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble)):
+    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble, MLkNN, BRkNN)):
         pytest.skip("nearest neighbours and the validated order searches take no weights")
     X, Y = data
     weights = np.random.default_rng(0).integers(1, 4, len(Y))

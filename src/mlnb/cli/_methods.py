@@ -93,6 +93,10 @@ METHODS = {
     "oocc": ("mlnb.multilabel", "OOCC", {}, "OOCC: orders of the nearest validation rows"),
     "ga-cc": ("mlnb.multilabel", "GeneticChainEnsemble", {}, "orders chosen by a GA"),
     "knn-dc": ("mlnb.multilabel", "KNNChain", {"order": "local_f1"}, "kNN chain, dynamic order"),
+    "mlknn": ("mlnb.multilabel", "MLkNN", {}, "ML-kNN: posterior from the k nearest rows' labels"),
+    "brknn": ("mlnb.multilabel", "BRkNN", {}, "BR-kNN: share of the k nearest rows per label"),
+    "brknn-a": ("mlnb.multilabel", "BRkNN", {"extension": "a"}, "BR-kNN-a: at least one label"),
+    "brknn-b": ("mlnb.multilabel", "BRkNN", {"extension": "b"}, "BR-kNN-b: neighbours' set size"),
     "ecc-pre": (
         "mlnb.multilabel",
         "DynamicChainEnsemble",

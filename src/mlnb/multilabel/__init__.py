@@ -23,6 +23,7 @@ from .ensemble import EnsembleClassifierChains
 from .imlnb import IMLNB
 from .knn_chain import KNNChain
 from .naibx import CascadeSteps, NaiBX
+from .neighbour_vote import BRkNN, MLkNN
 from .order_ensembles import OOCC, GeneticChainEnsemble
 from .powerset import LabelPowerset, RAkEL
 
@@ -42,6 +43,8 @@ __all__ = [
     "IMLNB",
     "KNNChain",
     "LabelPowerset",
+    "MLkNN",
+    "BRkNN",
     "NaiBX",
     "OOCC",
     "RAkEL",

@@ -1,0 +1,133 @@
+"""ML-kNN and BR-kNN against references written here from the papers' definitions.
+
+ML-kNN (Zhang and Zhou 2007): priors, leave-one-out count tables and posteriors, row by row
+and label by label in plain Python. BR-kNN (Spyromitros, Tsoumakas and Vlahavas 2008): the
+neighbours' shares and the extensions -a and -b. Neighbours by exact distance, ties to the
+lowest index: inputs on a small integer grid make ties common.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mlnb import BRkNN, MLkNN
+from mlnb.multilabel._neighbour_lists import nearest_rows
+
+
+def reference_neighbours(x, points, k, skip=None):
+    """The k nearest points of x by (squared distance, index), leaving out index ``skip``."""
+    distances = [float(((x - p) ** 2).sum()) for p in points]
+    ranked = sorted((d, i) for i, d in enumerate(distances) if i != skip)
+    return [i for _, i in ranked[:k]]
+
+
+def reference_mlknn(X, Y, X_test, k, s):
+    """P(H1 | C) of every test row and label, from Zhang and Zhou's equations."""
+    n, L = Y.shape
+    counts = np.array([Y[reference_neighbours(X[i], X, k, skip=i)].sum(axis=0) for i in range(n)])
+    probabilities = np.zeros((len(X_test), L))
+    for label in range(L):
+        prior_1 = (s + Y[:, label].sum()) / (2 * s + n)
+        c1 = [
+            sum(1 for i in range(n) if Y[i, label] == 1 and counts[i, label] == j)
+            for j in range(k + 1)
+        ]
+        c0 = [
+            sum(1 for i in range(n) if Y[i, label] == 0 and counts[i, label] == j)
+            for j in range(k + 1)
+        ]
+        for t, x in enumerate(X_test):
+            j = Y[reference_neighbours(x, X, k), label].sum()
+            like_1 = (s + c1[j]) / (s * (k + 1) + sum(c1))
+            like_0 = (s + c0[j]) / (s * (k + 1) + sum(c0))
+            one, zero = prior_1 * like_1, (1 - prior_1) * like_0
+            probabilities[t, label] = one / (one + zero)
+    return probabilities
+
+
+@st.composite
+def problems(draw):
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n, d, L = draw(st.integers(3, 30)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    X = rng.integers(0, 3, size=(n, d)).astype(float)
+    Y = (rng.random((n, L)) < 0.4).astype(int)
+    X_test = rng.integers(0, 3, size=(draw(st.integers(1, 8)), d)).astype(float)
+    k = draw(st.integers(1, n - 1))
+    return X, Y, X_test, k
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems(), st.sampled_from([0.5, 1.0, 3.0]), st.booleans())
+def test_mlknn_equals_the_papers_equations(problem, s, sparse):
+    X, Y, X_test, k = problem
+    expected = reference_mlknn(X, Y, X_test, k, s)
+    fit_X, test_X = (sp.csr_matrix(X), sp.csr_matrix(X_test)) if sparse else (X, X_test)
+    model = MLkNN(n_neighbors=k, smoothing=s, scale=False).fit(fit_X, Y)
+    np.testing.assert_allclose(model.predict_proba(test_X), expected, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(model.predict(test_X), (expected > 0.5).astype(int))
+
+
+def test_mlknn_on_emotions(shared_dataset):
+    """The paper's equations on emotions' features as they are, and scaled (the default):
+    the same model as plain distances on the features divided by their spread."""
+    data, test = shared_dataset("emotions"), shared_dataset("emotions", split="test")
+    X, Y = np.asarray(data.X, dtype=float), np.asarray(data.Y, dtype=int)
+    X_test = np.asarray(test.X, dtype=float)[:40]
+    expected = reference_mlknn(X, Y, X_test, 10, 1.0)
+    plain = MLkNN(scale=False).fit(X, Y).predict_proba(X_test)
+    np.testing.assert_allclose(plain, expected, rtol=0, atol=1e-12)
+    model = MLkNN().fit(X, Y)
+    np.testing.assert_allclose(model.scale_, X.std(axis=0), rtol=1e-10)
+    expected = reference_mlknn(X / model.scale_, Y, X_test / model.scale_, 10, 1.0)
+    np.testing.assert_allclose(model.predict_proba(X_test), expected, rtol=0, atol=1e-12)
+
+
+def test_duplicates_are_each_others_neighbours_but_not_their_own():
+    points = np.array([[0.0], [0.0], [5.0], [0.0]])
+    assert nearest_rows(points, points, 2, leave_one_out=True).tolist() == [
+        [1, 3],
+        [0, 3],
+        [0, 1],
+        [0, 1],
+    ]
+    assert nearest_rows(points[:1], points, 4).tolist() == [[0, 1, 3, 2]]
+
+
+def reference_brknn(X, Y, X_test, k, extension):
+    """BR-kNN's labels: share of the k nearest at least 1/2, then the extension."""
+    out = np.zeros((len(X_test), Y.shape[1]), dtype=int)
+    for t, x in enumerate(X_test):
+        nearest = reference_neighbours(x, X, k)
+        counts = Y[nearest].sum(axis=0)
+        labels = [int(2 * c >= k) for c in counts]
+        if extension == "a" and sum(labels) == 0:
+            labels[int(np.argmax(counts))] = 1
+        if extension == "b":
+            wanted = int(np.floor(Y[nearest].sum() / k + 0.5))
+            ranked = sorted(range(len(counts)), key=lambda label: (-counts[label], label))
+            labels = [int(label in ranked[:wanted]) for label in range(len(counts))]
+        out[t] = labels
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems(), st.sampled_from([None, "a", "b"]), st.booleans())
+def test_brknn_equals_its_definition(problem, extension, sparse):
+    X, Y, X_test, k = problem
+    fit_X, test_X = (sp.csr_matrix(X), sp.csr_matrix(X_test)) if sparse else (X, X_test)
+    model = BRkNN(n_neighbors=k, extension=extension, scale=False).fit(fit_X, Y)
+    np.testing.assert_array_equal(
+        model.predict(test_X), reference_brknn(X, Y, X_test, k, extension)
+    )
+    shares = np.array([Y[reference_neighbours(x, X, k)].mean(axis=0) for x in X_test])
+    np.testing.assert_allclose(model.predict_proba(test_X), shares, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("cls, most", [(MLkNN, 4), (BRkNN, 5)])
+def test_too_many_neighbours_is_a_clear_error(cls, most):
+    X, Y = np.arange(10.0).reshape(5, 2), np.eye(5, 2, dtype=int)
+    with pytest.raises(ValueError, match=f"n_neighbors must be between 1 and {most} for 5"):
+        cls(n_neighbors=most + 1).fit(X, Y)
+    cls(n_neighbors=most).fit(X, Y)
