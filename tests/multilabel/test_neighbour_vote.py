@@ -12,8 +12,10 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mlnb import BRkNN, MLkNN
-from mlnb.multilabel._neighbour_lists import nearest_rows
+from mlnb import BRkNN, MLkNN, _compiled
+from mlnb.multilabel._neighbour_lists import nearest_rows, nearest_rows_by_group
+from mlnb.multilabel._neighbourhood import three_folds
+from mlnb.multilabel.neighbour_vote import NEIGHBOURS, SMOOTHING
 
 
 def reference_neighbours(x, points, k, skip=None):
@@ -131,3 +133,54 @@ def test_too_many_neighbours_is_a_clear_error(cls, most):
     with pytest.raises(ValueError, match=f"n_neighbors must be between 1 and {most} for 5"):
         cls(n_neighbors=most + 1).fit(X, Y)
     cls(n_neighbors=most).fit(X, Y)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_auto_chooses_as_refitting_every_setting_on_every_fold(seed, sparse):
+    """k and s chosen from one pass of distances equal the choice made by fitting every
+    (k, s) on every fold's training rows and scoring Hamming loss on its test rows."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 70))
+    X = rng.integers(0, 3, size=(n, 3)).astype(float)
+    Y = (rng.random((n, 3)) < 0.4).astype(int)
+    fit_X = sp.csr_matrix(X) if sparse else X
+    model = MLkNN(n_neighbors="auto", smoothing="auto", scale=False, random_state=seed % 1000)
+    model.fit(fit_X, Y)
+    folds = three_folds(X, np.random.RandomState(seed % 1000))
+    best, chosen = -np.inf, None
+    for k in NEIGHBOURS:
+        for s in SMOOTHING:
+            score = 0.0
+            for train, test in folds:
+                fold_model = MLkNN(n_neighbors=k, smoothing=s, scale=False).fit(X[train], Y[train])
+                score -= np.mean(fold_model.predict(X[test]) != Y[test])
+            if score > best:
+                best, chosen = score, (k, s)
+    assert (model.n_neighbors_, model.smoothing_) == chosen
+    refit = MLkNN(n_neighbors=chosen[0], smoothing=chosen[1], scale=False).fit(X, Y)
+    np.testing.assert_array_equal(model.predict_proba(fit_X), refit.predict_proba(X))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.booleans())
+def test_compiled_neighbour_lists_equal_the_numpy_reference(seed, n_groups, sparse):
+    """Integer-grid rows (many equal distances): the lists of every fold and of all."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(n_groups + 3, 40))
+    X = rng.integers(0, 3, size=(n, 2)).astype(float)
+    X = sp.csr_matrix(X) if sparse else X
+    groups = np.arange(n) % n_groups
+    k = int(rng.integers(1, n - int(np.bincount(groups).max())))
+    outputs = []
+    for compiled in (False, True):
+        with _compiled.using(compiled):
+            outputs.append(
+                (
+                    nearest_rows_by_group(X, groups, k, budget=7 * n),
+                    nearest_rows(X[:5], X, k),
+                    nearest_rows(X, X, k, leave_one_out=True, budget=3 * n),
+                )
+            )
+    for reference, compiled in zip(*outputs, strict=True):
+        np.testing.assert_array_equal(compiled, reference)

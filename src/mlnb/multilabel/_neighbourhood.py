@@ -27,6 +27,7 @@ __all__ = [
     "nearest_points",
     "squared_distances",
     "squared_norms",
+    "three_folds",
     "validation_mask",
 ]
 
@@ -39,21 +40,32 @@ def validation_mask(n_samples, fraction, rng):
     return mask
 
 
-def choose_by_folds(grid, fold_labels, X, Y, rng, *, average):
-    """The value of ``grid`` whose labels score the best F1 over 3 cross-validation folds.
+def choose_by_folds(grid, fold_labels, X, Y, rng, *, average=None, folds=None, score=None):
+    """The value of ``grid`` whose labels score the best over 3 cross-validation folds.
 
     ``fold_labels(train, test)`` (row indices) returns, or yields in turn, the 0/1 labels
     of the ``test`` rows for every value of ``grid``, from a model fitted on the ``train``
-    rows; their F1 (``average``: "samples", "macro", ...) is summed over the folds. The
-    folds are shuffled with one seed drawn from ``rng`` before ``fold_labels`` is called,
-    which may draw from ``rng`` itself. Ties go to the earlier value.
+    rows; their score is summed over the folds: ``score(Y_test, labels)`` (higher is
+    better), by default F1 with ``average`` ("samples", "macro", ...). The folds are
+    :func:`three_folds` of ``rng`` (drawn before ``fold_labels`` is called, which may draw
+    from ``rng`` itself), or ``folds`` when given. Ties go to the earlier value.
     """
-    folds = KFold(3, shuffle=True, random_state=rng.randint(2**31 - 1))
+    folds = three_folds(X, rng) if folds is None else folds
+    if score is None:
+
+        def score(truth, labels):
+            return f1_score(truth, labels, average=average)
+
     scores = np.zeros(len(grid))
-    for train, test in folds.split(X):
+    for train, test in folds:
         for i, labels in enumerate(fold_labels(train, test)):
-            scores[i] += f1_score(Y[test], labels, average=average)
+            scores[i] += score(Y[test], labels)
     return grid[int(np.argmax(scores))]
+
+
+def three_folds(X, rng):
+    """The (train, test) row indices of 3 shuffled folds, seeded by one draw from ``rng``."""
+    return list(KFold(3, shuffle=True, random_state=rng.randint(2**31 - 1)).split(X))
 
 
 def feature_scale(X):
