@@ -15,7 +15,7 @@ Examples
 >>> from mlnb.estimators import all_estimators, test_instances
 >>> [cls.__name__ for cls in all_estimators("meta")]
 ['TunedThresholdsCV']
->>> [name for name, _ in test_instances("multi_label")][1:4]
+>>> [name for name, _ in test_instances("multi_label")][2:5]
 ['BinaryRelevance', 'ClassifierChain', 'ClassifierChain-inference=marginal']
 """
 
