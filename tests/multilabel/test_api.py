@@ -144,10 +144,10 @@ def expected_failures(estimator):
             "predict_proba is the share of the R neighbours voting 1 (Trajdos and Kurzynski, "
             "eq. 11), exactly 0 or 1 when they agree"
         )
-    if isinstance(estimator, BRkNN):
+    if isinstance(estimator, BRkNN) and estimator.n_neighbors != "auto":
         failures["check_classifiers_multilabel_output_format_predict_proba"] = (
             "predict_proba is the confidence, the share of the k neighbours holding the label "
-            "(Spyromitros et al. 2008), exactly 0 or 1 when they agree"
+            "(Spyromitros et al. 2008), exactly 0 or 1 when they agree (often, for k = 3)"
         )
     return failures
 
@@ -300,6 +300,8 @@ def test_decision_function_gives_predict(estimator, data):
     )
     if isinstance(model, (NaiBX, *voters)):
         return
+    if isinstance(model, BRkNN) and model.extension is not None:
+        return  # -a and -b fill empty rows and set sizes beyond the confidences' cut
     if getattr(model, "rule_", None) is None:  # the model's own predict
         np.testing.assert_array_equal((decision > 0).astype(int), model.predict(X))
         return

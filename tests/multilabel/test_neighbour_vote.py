@@ -184,3 +184,28 @@ def test_compiled_neighbour_lists_equal_the_numpy_reference(seed, n_groups, spar
             )
     for reference, compiled in zip(*outputs, strict=True):
         np.testing.assert_array_equal(compiled, reference)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([None, "a", "b"]))
+def test_brknn_auto_chooses_as_refitting_every_k_on_every_fold(seed, extension):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 70))
+    X = rng.integers(0, 3, size=(n, 3)).astype(float)
+    Y = (rng.random((n, 4)) < 0.4).astype(int)
+    model = BRkNN(n_neighbors="auto", extension=extension, scale=False, random_state=seed % 1000)
+    model.fit(X, Y)
+    folds = three_folds(X, np.random.RandomState(seed % 1000))
+    scores = [
+        -sum(
+            np.mean(
+                BRkNN(n_neighbors=k, extension=extension, scale=False)
+                .fit(X[train], Y[train])
+                .predict(X[test])
+                != Y[test]
+            )
+            for train, test in folds
+        )
+        for k in NEIGHBOURS
+    ]
+    assert model.n_neighbors_ == NEIGHBOURS[int(np.argmax(scores))]

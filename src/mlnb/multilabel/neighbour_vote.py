@@ -260,14 +260,18 @@ class BRkNN(_NeighbourVote):
 
     Parameters
     ----------
-    n_neighbors : int, default=10
-        k (at most the number of training rows).
+    n_neighbors : int or "auto", default=10
+        k (at most the number of training rows); "auto" chooses it from 1, 3, 5, 7, 10,
+        15, 20 by 3-fold cross-validation on Hamming loss, from one pass of distances (the
+        lists of the largest k outside every fold serve every smaller k).
     extension : {None, "a", "b"}, default=None
         None: every label whose confidence (share of the k neighbours holding it) is at
         least 1/2. "a": and the most confident label of a row that would have none. "b":
         each row's ``round(mean neighbour label-set size)`` most confident labels.
     scale : bool, default=True
         Divide features by their training standard deviation (see :class:`MLkNN`).
+    random_state : int, RandomState or None, default=None
+        The folds of the "auto" choice.
 
     Examples
     --------
@@ -280,24 +284,46 @@ class BRkNN(_NeighbourVote):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "n_neighbors": [COUNT],
+        "n_neighbors": [StrOptions({"auto"}), COUNT],
         "extension": [StrOptions({"a", "b"}), None],
         "scale": ["boolean"],
+        "random_state": ["random_state"],
     }
 
     @classmethod
     def _unit_test_params(cls):
-        return [{"n_neighbors": 3}]
+        return [{"n_neighbors": 3}, {"n_neighbors": "auto", "extension": "b", "random_state": 0}]
 
-    def __init__(self, *, n_neighbors=10, extension=None, scale=True):
+    def __init__(self, *, n_neighbors=10, extension=None, scale=True, random_state=None):
         self.n_neighbors = n_neighbors
         self.extension = extension
         self.scale = scale
+        self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
-        """Store the training rows; ``sample_weight`` must be None."""
-        X, _ = self._store(X, y, sample_weight)
-        self.n_neighbors_ = _neighbour_count(self.n_neighbors, X.shape[0], X.shape[0])
+        """Store the training rows (and choose k); ``sample_weight`` must be None."""
+        X, Y = self._store(X, y, sample_weight)
+        if self.n_neighbors != "auto":
+            self.n_neighbors_ = _neighbour_count(self.n_neighbors, X.shape[0], X.shape[0])
+            return self
+        folds = three_folds(X, check_random_state(self.random_state))
+        groups = np.empty(X.shape[0], dtype=np.intp)
+        for g, (_, test) in enumerate(folds):
+            groups[test] = g
+        most = X.shape[0] - 1 - int(np.bincount(groups).max())  # as the lists allow
+        if most < 1:
+            raise ValueError(f"BRkNN's cross-validated k needs more than {X.shape[0]} rows")
+        ks = tuple(k for k in NEIGHBOURS if k <= most) or (most,)
+        lists = nearest_rows_by_group(X, groups, max(ks))
+
+        def fold_labels(train, test):  # for every k of ks
+            neighbours = lists[groups[test[0]]][test]
+            for k, count in zip(ks, _label_counts(Y, neighbours, upto=ks), strict=True):
+                yield _br_labels(count, neighbours[:, :k], Y, k, self.extension)
+
+        self.n_neighbors_ = choose_by_folds(
+            ks, fold_labels, X, Y, None, folds=folds, score=_hamming_score
+        )
         return self
 
     def predict_proba(self, X):
@@ -313,17 +339,22 @@ class BRkNN(_NeighbourVote):
     def predict(self, X):
         """0/1 labels: confidence at least 1/2, then the extension."""
         counts, neighbours = self._neighbours(X)
-        k = self.n_neighbors_
-        labels = (2 * counts >= k).astype(int)
-        if self.extension == "a":
-            empty = labels.sum(axis=1) == 0
-            labels[empty, np.argmax(counts[empty], axis=1)] = 1
-        elif self.extension == "b":
-            sizes = self.train_Y_.sum(axis=1)[neighbours].sum(axis=1)
-            wanted = np.floor(sizes / k + 0.5).astype(int)  # round half up, as Java's
-            ranked = np.argsort(-counts, axis=1, kind="stable")  # ties to the lowest label
-            labels = (np.argsort(ranked, axis=1) < wanted[:, None]).astype(int)
-        return labels
+        return _br_labels(counts, neighbours, self.train_Y_, self.n_neighbors_, self.extension)
+
+
+def _br_labels(counts, neighbours, Y, k, extension):
+    """BR-kNN's 0/1 labels from the rows' k nearest training rows (their label counts and
+    indices into ``Y``): confidence at least 1/2, then the extension."""
+    labels = (2 * counts >= k).astype(int)
+    if extension == "a":
+        empty = labels.sum(axis=1) == 0
+        labels[empty, np.argmax(counts[empty], axis=1)] = 1
+    elif extension == "b":
+        sizes = Y.sum(axis=1)[neighbours].sum(axis=1)
+        wanted = np.floor(sizes / k + 0.5).astype(int)  # round half up, as Java's
+        ranked = np.argsort(-counts, axis=1, kind="stable")  # ties to the lowest label
+        labels = (np.argsort(ranked, axis=1) < wanted[:, None]).astype(int)
+    return labels
 
 
 def _neighbour_count(n_neighbors, most, n_rows):
