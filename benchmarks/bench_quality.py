@@ -17,7 +17,8 @@ The cases:
 - mlnb at its defaults, constructed with no argument but ``random_state=0`` where the
   estimator has one: ``BinaryRelevance()``, ``ClassifierChain()``,
   ``EnsembleClassifierChains()``, ``NaiBX()``, ``IMLNB()``, ``DynamicChain()``,
-  ``DynamicChainEnsemble()`` and, on sets of at most 30 labels, ``LabelPowerset()``. The
+  ``DynamicChainEnsemble()``, ``OOCC()``, ``GeneticChainEnsemble()``, ``MLkNN()``,
+  ``BRkNN()`` and, on sets of at most 30 labels, ``LabelPowerset()``. The
   additive ones (BR, CC, NaiBX, iMLNB) default to ``events="tuned", rule="tuned"``: their
   fit chooses the event model, smoothing and decision rule by cross-validation on the
   training part, and the time includes that search. After the timed runs, a fitted default
@@ -237,6 +238,8 @@ def mlnb_defaults(n_labels):
         "DCE": mlnb.DynamicChainEnsemble,
         "OOCC": mlnb.OOCC,
         "GA": mlnb.GeneticChainEnsemble,
+        "MLkNN": mlnb.MLkNN,
+        "BRkNN": mlnb.BRkNN,
     }
     if n_labels <= LP_MAX_LABELS:
         classes["LP"] = mlnb.LabelPowerset

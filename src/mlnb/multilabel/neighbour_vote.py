@@ -30,6 +30,7 @@ from numbers import Real
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -63,7 +64,8 @@ class _NeighbourVote(MultiLabelEstimator):
             raise ValueError(f"{type(self).__name__} needs at least 2 training rows; got 1 sample")
         self.n_labels_ = Y.shape[1]
         self.classes_ = binary_classes(self.n_labels_)
-        self.scale_ = feature_scale(X) if self.scale else np.ones(X.shape[1])
+        scale = not _counts(X) if self.scale == "auto" else self.scale
+        self.scale_ = feature_scale(X) if scale else np.ones(X.shape[1])
         self.train_X_, self.train_Y_ = divide_columns(X, self.scale_), Y
         return self.train_X_, Y
 
@@ -74,6 +76,12 @@ class _NeighbourVote(MultiLabelEstimator):
         X = divide_columns(X, self.scale_)
         neighbours = nearest_rows(X, self.train_X_, self.n_neighbors_)
         return _label_counts(self.train_Y_, neighbours), neighbours
+
+
+def _counts(X):
+    """Whether every value of X is a non-negative integer: counts or 0/1 (bag of words)."""
+    values = X.data if sp.issparse(X) else X
+    return bool(np.all(values >= 0) and np.all(values == np.floor(values)))
 
 
 def _label_counts(Y, neighbours, upto=None):
@@ -142,11 +150,14 @@ class MLkNN(_NeighbourVote):
         The choice costs one pass of distances: the neighbour lists of the largest k
         outside every fold, from the one n x n distance pass the final fit also reads,
         serve every smaller k and every s.
-    scale : bool, default=True
+    scale : bool or "auto", default="auto"
         Divide features by their training standard deviation before the Euclidean
-        distance. The paper's yeast features come normalised, and Mulan normalises every
-        feature to [0, 1]; on emotions, whose features differ in spread, plain distances
-        give a 10-fold Hamming loss of 0.261 and scaled ones 0.195. False: plain distances.
+        distance; "auto": unless every value is a non-negative integer (counts or 0/1,
+        whose features share a scale). On real-valued features of
+        different spread it pays (emotions, test micro F1: 0.457 plain, 0.639 scaled;
+        scene 0.699, 0.715); on sparse word counts it gives rare words the weight of
+        common ones and costs (medical 0.565 plain, 0.473 scaled; enron 0.455, 0.388;
+        bibtex 0.204, 0.099). The paper compares rows as they are.
     random_state : int, RandomState or None, default=None
         The folds of the "auto" choices.
 
@@ -174,7 +185,7 @@ class MLkNN(_NeighbourVote):
     _parameter_constraints: ClassVar[dict] = {
         "n_neighbors": [StrOptions({"auto"}), COUNT],
         "smoothing": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
-        "scale": ["boolean"],
+        "scale": ["boolean", StrOptions({"auto"})],
         "random_state": ["random_state"],
     }
 
@@ -182,7 +193,7 @@ class MLkNN(_NeighbourVote):
     def _unit_test_params(cls):
         return [{"n_neighbors": 3}, {"n_neighbors": "auto", "smoothing": "auto", "random_state": 0}]
 
-    def __init__(self, *, n_neighbors=10, smoothing=1.0, scale=True, random_state=None):
+    def __init__(self, *, n_neighbors=10, smoothing=1.0, scale="auto", random_state=None):
         self.n_neighbors = n_neighbors
         self.smoothing = smoothing
         self.scale = scale
@@ -268,8 +279,9 @@ class BRkNN(_NeighbourVote):
         None: every label whose confidence (share of the k neighbours holding it) is at
         least 1/2. "a": and the most confident label of a row that would have none. "b":
         each row's ``round(mean neighbour label-set size)`` most confident labels.
-    scale : bool, default=True
-        Divide features by their training standard deviation (see :class:`MLkNN`).
+    scale : bool or "auto", default="auto"
+        Divide features by their training standard deviation; "auto": unless every value
+        is a non-negative integer (see :class:`MLkNN`).
     random_state : int, RandomState or None, default=None
         The folds of the "auto" choice.
 
@@ -286,7 +298,7 @@ class BRkNN(_NeighbourVote):
     _parameter_constraints: ClassVar[dict] = {
         "n_neighbors": [StrOptions({"auto"}), COUNT],
         "extension": [StrOptions({"a", "b"}), None],
-        "scale": ["boolean"],
+        "scale": ["boolean", StrOptions({"auto"})],
         "random_state": ["random_state"],
     }
 
@@ -294,7 +306,7 @@ class BRkNN(_NeighbourVote):
     def _unit_test_params(cls):
         return [{"n_neighbors": 3}, {"n_neighbors": "auto", "extension": "b", "random_state": 0}]
 
-    def __init__(self, *, n_neighbors=10, extension=None, scale=True, random_state=None):
+    def __init__(self, *, n_neighbors=10, extension=None, scale="auto", random_state=None):
         self.n_neighbors = n_neighbors
         self.extension = extension
         self.scale = scale
