@@ -69,6 +69,15 @@ class _NeighbourVote(MultiLabelEstimator):
         self.train_X_, self.train_Y_ = divide_columns(X, self.scale_), Y
         return self.train_X_, Y
 
+    def _folds(self, X):
+        """The 3 folds of the "auto" choices, every row's fold, and the most neighbours
+        the fold lists (:func:`~._neighbour_lists.nearest_rows_by_group`) can hold."""
+        folds = three_folds(X, check_random_state(self.random_state))
+        groups = np.empty(X.shape[0], dtype=np.intp)
+        for g, (_, test) in enumerate(folds):
+            groups[test] = g
+        return folds, groups, X.shape[0] - 1 - int(np.bincount(groups).max())
+
     def _neighbours(self, X):
         """Label counts among every row's k nearest training rows, (n, L), and the lists."""
         check_is_fitted(self)
@@ -222,11 +231,7 @@ class MLkNN(_NeighbourVote):
     def _choose(self, X, Y, ks, ss):
         """Set k and s by cross-validation; the full leave-one-out lists of the chosen k."""
         n = X.shape[0]
-        folds = three_folds(X, check_random_state(self.random_state))
-        groups = np.empty(n, dtype=np.intp)
-        for g, (_, test) in enumerate(folds):
-            groups[test] = g
-        most = n - 1 - int(np.bincount(groups).max())  # neighbours outside every fold
+        folds, groups, most = self._folds(X)
         if self.n_neighbors == "auto":
             ks = tuple(k for k in ks if k <= most) or (max(most, 1),)
         if max(ks) > most:
@@ -318,11 +323,7 @@ class BRkNN(_NeighbourVote):
         if self.n_neighbors != "auto":
             self.n_neighbors_ = _neighbour_count(self.n_neighbors, X.shape[0], X.shape[0])
             return self
-        folds = three_folds(X, check_random_state(self.random_state))
-        groups = np.empty(X.shape[0], dtype=np.intp)
-        for g, (_, test) in enumerate(folds):
-            groups[test] = g
-        most = X.shape[0] - 1 - int(np.bincount(groups).max())  # as the lists allow
+        folds, groups, most = self._folds(X)
         if most < 1:
             raise ValueError(f"BRkNN's cross-validated k needs more than {X.shape[0]} rows")
         ks = tuple(k for k in NEIGHBOURS if k <= most) or (most,)
