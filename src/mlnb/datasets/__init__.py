@@ -7,7 +7,9 @@
   and 0/1 label columns (named, or counted as MEKA's ``-C N``).
 - `load_dataset`: benchmark sets by name (``../shared/data`` beside the repository,
   ``$MLNB_DATA`` or ``data_dir``; the names come from its manifest and folders), or an
-  ARFF, CSV or Parquet file; a `TrainTest` pair when a split is provided.
+  ARFF, CSV or Parquet file; a `TrainTest` pair when a split is provided;
+  ``multi_target=True`` reads a multi-target set's classes (`dataset_kind` tells which sets
+  are multi-target: ``sf2``).
 - `load_text_corpus`: WebKB, R8 and 20 Newsgroups by name (``webkb``, ``r8``,
   ``20ng_bydate``) with Cardoso-Cachopo's cleaning (`clean_text`), and text of one's own:
   ``label<TAB>text`` files, parallel text and label files, a folder per class (in training
@@ -25,7 +27,7 @@ from ._dataset import Dataset, TrainTest
 from ._describe import LabelStats, describe
 from ._extreme import make_extreme_multilabel
 from ._generators import make_multilabel, make_subset_selection
-from ._registry import data_home, describe_dataset, list_datasets, load_dataset
+from ._registry import data_home, dataset_kind, describe_dataset, list_datasets, load_dataset
 from ._table import from_dataframe, load_table
 from ._text import (
     TextCorpus,
@@ -44,6 +46,7 @@ __all__ = [
     "TrainTest",
     "clean_text",
     "data_home",
+    "dataset_kind",
     "describe",
     "describe_dataset",
     "describe_text_corpus",

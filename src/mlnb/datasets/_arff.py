@@ -32,6 +32,10 @@ Conventions
   first, then with backslash escapes removed (delicious writes ``TAG_m\\'usica`` in both).
 - Label values must be 0/1 (nominal ``{0,1}`` or numeric) unless ``label_threshold`` is
   given: then a label is ``value > label_threshold`` (multi-target data such as sf2).
+- Multi-target data (``multi_target=True``): the label attributes are class variables,
+  not binarised. ``Y`` is int64: a nominal target holds the index of its declared value
+  (any values, ``{low,mid,high}`` included), a numeric target its value, which must be an
+  integer; ``Dataset.target_classes`` holds each target's classes (see `load_arff`).
 - Nominal features are ordinal coded: the index of the value in the declaration, which is
   WEKA's internal coding and what an omitted sparse entry means (index 0); for ``{0,1}``
   the code equals the value. ``Dataset.categories`` keeps the declared values, so a caller
@@ -363,7 +367,7 @@ def _meka_count(relation: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _resolve_labels(header: Header, labels, path: Path) -> list[int]:
+def _resolve_labels(header: Header, labels, path: Path, multi_target=False) -> list[int]:
     """Attribute indices of the labels, in label order."""
     attrs = header.attributes
     n_attr = len(attrs)
@@ -396,9 +400,8 @@ def _resolve_labels(header: Header, labels, path: Path) -> list[int]:
                 f"labels={n}: expected a label count with 0 < |labels| < {n_attr} "
                 f"(the number of attributes of {path})"
             )
-        return _check_label_types(
-            header, list(range(n) if n > 0 else range(n_attr + n, n_attr)), path
-        )
+        idx = list(range(n) if n > 0 else range(n_attr + n, n_attr))
+        return _check_label_types(header, idx, path, multi_target)
     if xml is not None:
         wanted, source = _xml_label_names(xml), f"label file {xml}"
     elif isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
@@ -427,18 +430,21 @@ def _resolve_labels(header: Header, labels, path: Path) -> list[int]:
         )
     if len(set(idx)) != len(idx):
         raise ArffError(f"{source} names a label twice", path=path)
-    return _check_label_types(header, idx, path)
+    return _check_label_types(header, idx, path, multi_target)
 
 
-def _check_label_types(header: Header, idx: list[int], path) -> list[int]:
+def _check_label_types(header: Header, idx: list[int], path, multi_target=False) -> list[int]:
+    """Raise unless every label is numeric or nominal (with numeric values, unless the
+    labels are multi-target class variables)."""
     for i in idx:
         a = header.attributes[i]
         if a.kind not in ("numeric", "nominal") or (
-            a.kind == "nominal" and header.numeric_values[i] is None
+            a.kind == "nominal" and header.numeric_values[i] is None and not multi_target
         ):
             raise ArffError(
                 f"label {a.name!r} must be numeric or nominal with numeric values such as "
-                f"{{0,1}}, got {a.kind} {a.values[:5]}",
+                f"{{0,1}} (any nominal values with multi_target=True), got {a.kind} "
+                f"{a.values[:5]}",
                 path=path,
                 line=a.line,
             )
@@ -927,6 +933,7 @@ class _Layout:
         self.feat_map[np.array(flat, dtype=np.int64)] = np.arange(len(flat))
         self.label_cols = np.array([parser.offset[i] for i in label_attrs], dtype=np.int64)
         self.label_names = [attrs[i].name for i in label_attrs]
+        self.target_nominal = np.array([attrs[i].kind == "nominal" for i in label_attrs], bool)
         lab_map = np.full(parser.width, -1, dtype=np.int64)
         lab_map[self.label_cols] = np.arange(len(label_attrs))
         self.lab_map = lab_map
@@ -999,11 +1006,24 @@ def _mixed_unknown_labels(path, line) -> ArffError:
     )
 
 
-def _labels(layout: _Layout, n: int, rows, j, raw, *, threshold, path, linenos, cells=False):
+def _labels(
+    layout: _Layout,
+    n: int,
+    rows,
+    j,
+    raw,
+    *,
+    threshold,
+    path,
+    linenos,
+    cells=False,
+    multi_target=False,
+):
     """Label matrix from entries (rows, j, raw); omitted entries hold code/value 0.
 
     Unknown label values (NaN, from ``unknown_labels="allow"`` or ``"cells"``) give None
-    when all are; with ``cells``, some give a float64 matrix holding NaN at them.
+    when all are; with ``cells``, some give a float64 matrix holding NaN at them. With
+    ``multi_target``, the known values are classes (`_targets`).
     """
     L = len(layout.label_names)
     unknown = np.isnan(raw)
@@ -1014,9 +1034,12 @@ def _labels(layout: _Layout, n: int, rows, j, raw, *, threshold, path, linenos, 
             return None  # every cell of every row unknown: as unknown_labels="allow"
         known = ~unknown
         kw = {"threshold": threshold, "path": path, "linenos": linenos}
+        kw["multi_target"] = multi_target
         Y = _labels(layout, n, rows[known], j[known], raw[known], **kw).astype(np.float64)
         Y[rows[unknown], j[unknown]] = np.nan
         return Y
+    if multi_target:
+        return _targets(layout, n, rows, j, raw, path=path, linenos=linenos)
     base = layout.label_table[:, 0]  # value of an omitted entry (code 0, or numeric 0)
     vals = _label_values(layout, j, raw)
     if threshold is None:
@@ -1041,8 +1064,55 @@ def _labels(layout: _Layout, n: int, rows, j, raw, *, threshold, path, linenos, 
     return Y
 
 
+def _targets(layout: _Layout, n: int, rows, j, raw, *, path, linenos) -> np.ndarray:
+    """Multi-target class matrix (int64) from known entries; omitted entries hold 0.
+
+    Nominal targets hold their value codes; numeric targets their values, which must be
+    integers.
+    """
+    numeric = ~layout.target_nominal[j]
+    bad = np.flatnonzero(numeric & ((raw != np.trunc(raw)) | (np.abs(raw) > 2**53)))
+    if bad.size:
+        k = bad[0]
+        raise ArffError(
+            f"target {layout.label_names[j[k]]!r} has value {float(raw[k])}, not an integer: "
+            "multi-target classification needs class-valued targets (nominal, or numeric "
+            "with integer values)",
+            path=path,
+            line=linenos[rows[k]] if linenos is not None else None,
+        )
+    Y = np.zeros((n, len(layout.label_names)), dtype=np.int64)
+    Y[rows, j] = raw
+    return Y
+
+
+def _target_classes(parser: _Parser, label_attrs: list[int], Y) -> list[np.ndarray]:
+    """Each target's classes: a nominal target's declared values (by code), a numeric
+    target's distinct integer values in ``Y`` (sorted; NaN, an unknown cell, left out)."""
+    out = []
+    for k, i in enumerate(label_attrs):
+        a = parser.h.attributes[i]
+        if a.kind == "nominal":
+            out.append(np.array(a.values, dtype=str))
+        elif Y is None:
+            out.append(np.empty(0, dtype=np.int64))
+        else:
+            col = Y[:, k]
+            known = col[~np.isnan(col)] if col.dtype.kind == "f" else col
+            out.append(np.unique(known).astype(np.int64))
+    return out
+
+
 def _assemble(
-    block: _Block, layout: _Layout, *, sparse: bool, threshold, path, linenos, cells=False
+    block: _Block,
+    layout: _Layout,
+    *,
+    sparse: bool,
+    threshold,
+    path,
+    linenos,
+    cells=False,
+    multi_target=False,
 ):
     n, d, L = block.n, len(layout.feature_names), len(layout.label_names)
     if block.dense is not None:
@@ -1065,7 +1135,7 @@ def _assemble(
         m = lab >= 0
         rows, j, raw = block.rows[m], lab[m], block.vals[m]
     kw = {"threshold": threshold, "path": path, "linenos": linenos, "cells": cells}
-    return X, _labels(layout, n, rows, j, raw, **kw)
+    return X, _labels(layout, n, rows, j, raw, multi_target=multi_target, **kw)
 
 
 def check_bags(bags) -> None:
@@ -1103,8 +1173,10 @@ def load_arff(
     bags: Bags = "mean_max",
     name: str | None = None,
     unknown_labels: UnknownLabels = "error",
+    multi_target: bool = False,
 ) -> Dataset:
-    r"""Load a multi-label ARFF file (Mulan or MEKA layout; plain, ``.gz`` or ``.bz2``).
+    r"""Load a multi-label or multi-target ARFF file (Mulan or MEKA layout; plain, ``.gz`` or
+    ``.bz2``).
 
     Parameters
     ----------
@@ -1119,6 +1191,7 @@ def load_arff(
         Force CSR (True) or dense (False) features; None follows the first data row.
     label_threshold : float or None
         If given, label j is ``value > label_threshold``; otherwise labels must be 0/1.
+        Not with ``multi_target=True``.
     bags : {"mean_max", "concatenate"}
         How relational (multi-instance) attributes become features: the mean and the
         max of each inner attribute, or the bag's instances concatenated in file order,
@@ -1135,6 +1208,14 @@ def load_arff(
         elsewhere (a sparse row's omitted entry is a known 0), as
         ``BinaryRelevance().fit`` takes it; a file without ``?`` labels gives the uint8
         ``Y`` of ``"error"``, one whose label values are all ``?`` gives ``Y=None``.
+    multi_target : bool, default=False
+        Read the label attributes as multi-target class variables, not binarised: ``Y``
+        is int64 of shape (n, targets); a nominal target holds the index of its declared
+        value, a numeric target its value (an integer, else an `ArffError`), as sf2's
+        counts 0..8. ``Dataset.target_classes[j]`` lists target j's classes: the declared
+        values of a nominal target (``target_classes[j][Y[:, j]]`` are the names), the
+        sorted distinct values of a numeric one. A ``?`` target follows ``missing`` and
+        ``unknown_labels`` (``"cells"``: float64 ``Y`` with NaN at unknown cells).
 
     Returns
     -------
@@ -1147,7 +1228,8 @@ def load_arff(
         truncated compression, a directory or an empty file included), or a bag of
         another size than the first with ``bags="concatenate"``.
     ValueError
-        An unknown ``missing``, ``bags`` or ``unknown_labels`` value.
+        An unknown ``missing``, ``bags`` or ``unknown_labels`` value, or
+        ``label_threshold`` with ``multi_target=True``.
     FileNotFoundError
         ``path`` does not exist.
 
@@ -1163,9 +1245,19 @@ def load_arff(
     >>> _ = path.write_text(text + "?,0.5\n1,2\n0,3\n")
     >>> load_arff(path, unknown_labels="cells").Y.ravel().tolist()
     [nan, 1.0, 0.0]
+    >>> text = "@relation 'mt: -C 1'\n@attribute y {low,mid,high}\n@attribute x numeric\n"
+    >>> _ = path.write_text(text + "@data\nhigh,0.5\nlow,2\n")
+    >>> ds = load_arff(path, multi_target=True)
+    >>> ds.Y.ravel().tolist(), ds.target_classes[0].tolist()
+    ([2, 0], ['low', 'mid', 'high'])
     """
     _check_options(missing, bags=bags, unknown_labels=unknown_labels)
-    reader = _Reader(path, labels, missing, bags, unknown_labels)
+    if multi_target and label_threshold is not None:
+        raise ValueError(
+            "label_threshold and multi_target=True exclude each other: label_threshold "
+            "binarises the targets, multi_target keeps their classes"
+        )
+    reader = _Reader(path, labels, missing, bags, unknown_labels, multi_target)
     parser, label_attrs = reader.parser, reader.label_attrs
     candidates = _id_candidates(parser)
     provisional = _Layout(parser, label_attrs, set())  # identifiers are known at the end
@@ -1183,7 +1275,13 @@ def load_arff(
     if not X_parts:  # no data rows: the shapes of an empty block
         empty = parser.parse([], [])
         X, Y = _assemble(
-            empty, provisional, sparse=bool(sparse), threshold=None, path=None, linenos=None
+            empty,
+            provisional,
+            sparse=bool(sparse),
+            threshold=None,
+            path=None,
+            linenos=None,
+            multi_target=multi_target,
         )
         X_parts, Y_parts = [X], [Y]
     ids = _identifiers(parser, {i: np.concatenate(c) for i, c in columns.items() if c}, n)
@@ -1191,15 +1289,17 @@ def load_arff(
     X = _stack(X_parts)
     if ids:
         X = X[:, provisional.feat_map[np.flatnonzero(layout.feat_map >= 0)]]
+    Y = _stack_labels(Y_parts, first_lines, reader.path, sizes, unknown_labels == "cells")
     return Dataset(
         X=X,
-        Y=_stack_labels(Y_parts, first_lines, reader.path, sizes, unknown_labels == "cells"),
+        Y=Y,
         feature_names=layout.feature_names,
         label_names=layout.label_names,
         name=name or _stem(reader.path),
         dropped=layout.dropped,
         categories=layout.categories,
         relation=reader.relation,
+        target_classes=_target_classes(parser, label_attrs, Y) if multi_target else None,
     )
 
 
@@ -1217,14 +1317,14 @@ def _stack_labels(
 ) -> np.ndarray | None:
     """Label blocks as one matrix; None when every block's labels are all unknown.
 
-    With ``cells`` (``unknown_labels="cells"``), blocks of uint8, of float64 with NaN and
-    None (labels all unknown; ``sizes`` gives each block's rows) stack as float64 with NaN
-    when one block has an unknown cell, and as uint8 when none has.
+    With ``cells`` (``unknown_labels="cells"``), blocks of uint8 (int64: multi-target), of
+    float64 with NaN and None (labels all unknown; ``sizes`` gives each block's rows) stack
+    as float64 with NaN when one block has an unknown cell, and as integers when none has.
     """
     unknown = [Y is None for Y in parts]
     if all(unknown):
         return None
-    if cells and (any(unknown) or any(Y.dtype != np.uint8 for Y in parts if Y is not None)):
+    if cells and (any(unknown) or any(Y.dtype.kind == "f" for Y in parts if Y is not None)):
         L = next(Y.shape[1] for Y in parts if Y is not None)
         return np.concatenate(
             [
@@ -1251,13 +1351,13 @@ class _Reader:
     columns.
     """
 
-    def __init__(self, path, labels, missing, bags, unknown_labels):
-        self.path = Path(path)
+    def __init__(self, path, labels, missing, bags, unknown_labels, multi_target=False):
+        self.path, self.multi_target = Path(path), multi_target
         with _open_binary(self.path) as f:
             header = _parse_header(self._lines(f), self.path)
         self.relation = header.relation
         self._header_lines = header.n_lines
-        self.label_attrs = _resolve_labels(header, labels, self.path)
+        self.label_attrs = _resolve_labels(header, labels, self.path, multi_target)
         sizes = None
         if bags == "concatenate":
             rows = ((s, n) for keep, nums in self.data() for s, n in zip(keep, nums, strict=True))
@@ -1322,6 +1422,7 @@ class _Reader:
                 path=self.path,
                 linenos=nums,
                 cells=cells,
+                multi_target=self.multi_target,
             )
             yield block, nums, X, Y
 

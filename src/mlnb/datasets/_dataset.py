@@ -11,16 +11,17 @@ import scipy.sparse as sp
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """A multi-label data set: features, label indicator matrix and names.
+    """A multi-label (or multi-target) data set: features, label matrix and names.
 
     Attributes
     ----------
     X : ndarray of shape (n, d) float64, or scipy.sparse CSR matrix
         Features. Sparse ARFF rows give CSR, dense rows a dense array. Nominal features
         hold the index of their value in the attribute's declaration (see ``categories``).
-    Y : ndarray of shape (n, L), uint8 or float64, or None
-        Label indicator matrix (0/1, uint8); None when the labels are unknown (data to
-        predict, read with ``load_arff(..., unknown_labels="allow")``). Read with
+    Y : ndarray of shape (n, L), uint8, int64 or float64, or None
+        Label indicator matrix (0/1, uint8), or multi-target classes (int64, see
+        ``target_classes``); None when the labels are unknown (data to predict, read
+        with ``load_arff(..., unknown_labels="allow")``). Read with
         ``unknown_labels="cells"``, data with unknown label cells has a float64 ``Y``
         holding NaN at those cells (the estimators learn each label from the rows where it
         is known; `describe` needs every cell known).
@@ -34,6 +35,12 @@ class Dataset:
         Feature name -> declared values, for the nominal features (ordinal coded).
     relation : str
         The ARFF relation name.
+    target_classes : list of ndarray, or None
+        Multi-target data (``load_arff(..., multi_target=True)``): per target, its classes.
+        A nominal target's are its declared values (str), and ``Y[:, j]`` holds their
+        indices; a numeric target's are the distinct integer values of ``Y[:, j]`` (int64,
+        sorted), which holds the values themselves. None for multi-label data (0/1 ``Y``).
+        A `subset` keeps them; `concatenate` unites a numeric target's values.
     """
 
     X: np.ndarray | sp.csr_matrix
@@ -44,6 +51,7 @@ class Dataset:
     dropped: tuple[str, ...] = ()
     categories: dict[str, tuple[str, ...]] = field(default_factory=dict)
     relation: str = ""
+    target_classes: list[np.ndarray] | None = None
 
     @property
     def n_samples(self) -> int:
@@ -138,4 +146,18 @@ def concatenate(parts: list[Dataset], *, name: str) -> Dataset:
         ).astype(np.float64, copy=False)
     else:
         Y = None if first.Y is None else np.vstack([p.Y for p in parts])
-    return replace(first, X=X, Y=Y, name=name)
+    return replace(first, X=X, Y=Y, name=name, target_classes=_united_classes(parts))
+
+
+def _united_classes(parts: list[Dataset]) -> list[np.ndarray] | None:
+    """The ``target_classes`` of stacked parts: a nominal target's declared values (those
+    of the first part), the union of a numeric target's values; None for multi-label."""
+    first = parts[0].target_classes
+    if first is None:
+        return None
+    united = []
+    for j, classes in enumerate(first):
+        if classes.dtype.kind != "U":  # numeric: the values of every part
+            classes = np.unique(np.concatenate([p.target_classes[j] for p in parts]))
+        united.append(classes)
+    return united

@@ -23,7 +23,11 @@ Specials: ``scene`` has only train/test files (its full set is their concatenati
 its 15 features (30 features, ``bag_mean_f1`` ... ``bag_max_f15``), or with
 ``bags="concatenate"`` its 9 instances one after the other (135 features, ``bag_0_f1`` ...
 ``bag_8_f15``); its ``id`` attribute is dropped as an identifier; ``sf2`` is multi-target
-(three counts), binarised as ``target > 0``.
+(three counts), binarised as ``target > 0`` by default, and its classes (the counts 0..8,
+int64) with ``load_dataset("sf2", multi_target=True)``.
+
+Kinds: `dataset_kind` tells a multi-target set (one in the ``multitarget`` category: its
+folder ``multitarget/<name>/``, as in the manifest) from a multi-label one.
 
 A data directory that is given (``data_dir``, ``$MLNB_DATA``) but does not exist is a
 FileNotFoundError naming it, in `list_datasets` as in the loaders. `describe_dataset`
@@ -39,6 +43,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from ._arff import Bags, Missing, UnknownLabels, check_bags, load_arff
 from ._cache import cached
@@ -46,7 +51,7 @@ from ._dataset import Dataset, TrainTest, concatenate
 from ._describe import LabelStats, describe
 from ._files import load_file, load_file_pair
 
-__all__ = ["data_home", "describe_dataset", "list_datasets", "load_dataset"]
+__all__ = ["data_home", "dataset_kind", "describe_dataset", "list_datasets", "load_dataset"]
 
 
 @dataclass(frozen=True)
@@ -263,6 +268,40 @@ def data_home(data_dir=None) -> Path:
     )
 
 
+def dataset_kind(name: str, data_dir=None) -> Literal["multi-target", "multi-label"]:
+    """The declared kind of a benchmark data set: ``"multi-target"`` or ``"multi-label"``.
+
+    Parameters
+    ----------
+    name : str
+        A name of `list_datasets` (or an alias, as in `load_dataset`).
+    data_dir : str or Path, optional
+        As in `list_datasets`: the data directory whose manifest and folders add names.
+
+    Returns
+    -------
+    {"multi-target", "multi-label"}
+        ``"multi-target"`` for a set of the ``multitarget`` category (``sf2``), whose
+        classes ``load_dataset(name, multi_target=True)`` reads; else ``"multi-label"``.
+
+    Raises
+    ------
+    ValueError
+        An unknown name.
+    FileNotFoundError
+        ``data_dir`` (or ``$MLNB_DATA``) is given but is not a directory.
+
+    Examples
+    --------
+    >>> dataset_kind("sf2"), dataset_kind("emotions")
+    ('multi-target', 'multi-label')
+    """
+    explicit = data_dir is not None or os.environ.get("MLNB_DATA")
+    root = data_home(data_dir) if explicit else _root_or_none()
+    _, entry = _entry(name, root)
+    return "multi-target" if entry.folder.split("/")[0] == "multitarget" else "multi-label"
+
+
 def _entry(name: str, root: Path | None) -> tuple[str, _Entry]:
     """The canonical name and the entry of ``name`` (built in, or from root's manifest)."""
     key = name.lower()
@@ -336,6 +375,7 @@ def load_dataset(
     missing: Missing = "error",
     labels=None,
     unknown_labels: UnknownLabels = "error",
+    multi_target: bool = False,
 ):
     """Load a benchmark data set by its MANIFEST name (``"emotions"``, ...), or a data file.
 
@@ -370,6 +410,11 @@ def load_dataset(
         Passed to `load_arff` and `load_table`: what an unknown label value (``?``, an
         empty cell) is: an error, labels all unknown (``Y=None``, data to predict), or an
         unknown cell (``"cells"``: ``Y`` float64 with NaN at those cells).
+    multi_target : bool, default=False
+        Passed to `load_arff`: the targets' classes (int64 ``Y``, ``target_classes``),
+        not binarised; ``load_dataset("sf2", multi_target=True)`` gives sf2's counts,
+        whose default load binarises them. Only for named sets (a file by path: call
+        `load_arff`); see `dataset_kind`.
 
     Returns
     -------
@@ -379,6 +424,11 @@ def load_dataset(
         raise ValueError(f"split: expected one of {_SPLITS}, got {split!r}")
     check_bags(bags)
     if _is_file(name):
+        if multi_target:
+            raise ValueError(
+                f"multi_target=True: {str(name)!r} is a file; load_dataset reads the classes "
+                "of named data sets, load_arff(path, multi_target=True) those of an ARFF file"
+            )
         options = {
             "labels": labels,
             "missing": missing,
@@ -401,6 +451,9 @@ def load_dataset(
         raise
     key, entry = _entry(name, root)
     folder = _folder(root, entry, key)
+    options = dict(entry.options)
+    if multi_target:  # the classes, not the registry's binarisation (sf2)
+        options.pop("label_threshold", None)
 
     def load(file: str, part: str) -> Dataset:
         return load_arff(
@@ -410,7 +463,8 @@ def load_dataset(
             bags=bags,
             missing=missing,
             unknown_labels=unknown_labels,
-            **entry.options,
+            multi_target=multi_target,
+            **options,
         )
 
     if entry.train is not None:
