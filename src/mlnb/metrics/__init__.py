@@ -29,11 +29,23 @@ criterion of 0/1 predictions and of scores: a row or label counts its known cell
 Top-k criteria of large label spaces (``precision_at_k``, ``ndcg_at_k``, ``psprecision_at_k`` with
 ``label_propensities``) take dense scores or a sparse matrix of each row's top scores.
 
+Multi-target criteria (MEKA's, for n x L matrices of class *values* of any dtype, e.g.
+integers or strings, one column per output with two or more classes; a pandas DataFrame
+too): ``multi_target_accuracy`` (per-target accuracy, one value per output, equal to
+scikit-learn's ``accuracy_score`` of each column), ``multi_target_hamming_score`` (their
+mean: the share of right cells), ``multi_target_exact_match`` (the share of rows with
+every output right), ``multi_target_hamming_loss`` and ``multi_target_zero_one_loss``
+(one minus those); all take ``sample_weight``. Every cell must hold a class value (NaN,
+None and masked cells are refused). They are registered under task ``"multi_target"`` as
+``"mt_exact_match"``, ``"mt_hamming_score"``, ``"mt_hamming_loss"`` and
+``"mt_zero_one_loss"``, the set ``"multi_target"``.
+
 Named criteria (the 11 losses of the dynamic-chains paper, Trajdos and Kurzynski, the
-scores, the single-label ones, the ranking ones, the fast scores of a decision-rule search)
-are in ``METRICS`` and ``METRIC_SETS``, the one registry that evaluation, the tuner and the
-``mlnb`` command read; see :func:`get_metrics`, :func:`get_metric_set` and
-:func:`set_scorer`. :func:`register_metric` adds a criterion (also as a decorator)::
+scores, the single-label ones, the ranking ones, the multi-target ones, the fast scores of
+a decision-rule search) are in ``METRICS`` and ``METRIC_SETS``, the one registry that
+evaluation, the tuner and the ``mlnb`` command read; see :func:`get_metrics`,
+:func:`get_metric_set` and :func:`set_scorer`. :func:`register_metric` adds a criterion
+(also as a decorator)::
 
     @register_metric("my_score", greater_is_better=True, task="multilabel")
     def my_score(Y_true, Y_pred): ...
@@ -48,6 +60,13 @@ from ._at_k import (
     precision_at_k,
     psprecision_at_k,
     top_k_labels,
+)
+from ._multi_target import (
+    multi_target_accuracy,
+    multi_target_exact_match,
+    multi_target_hamming_loss,
+    multi_target_hamming_score,
+    multi_target_zero_one_loss,
 )
 from ._multilabel import (
     f1_score,
@@ -103,6 +122,11 @@ __all__ = [
     "label_ranking_average_precision_score",
     "label_ranking_loss",
     "log_loss",
+    "multi_target_accuracy",
+    "multi_target_exact_match",
+    "multi_target_hamming_loss",
+    "multi_target_hamming_score",
+    "multi_target_zero_one_loss",
     "ndcg_at_k",
     "one_error",
     "precision_at_k",

@@ -1,12 +1,12 @@
 """Registry of named criteria, so that evaluation, the tuner and the CLI ask for them by name.
 
 ``METRICS`` maps a name to a :class:`Metric` (its function, whether greater is better,
-and whether it scores multi-label 0/1 predictions, multi-label label scores or
-single-label class vectors); :func:`register_metric` adds one. ``METRIC_SETS`` names
-groups of them (:func:`register_metric_set`); a set may name its metrics as a tool shows
-them (:func:`get_metric_set`). :func:`set_scorer` resolves the ``scoring`` of a
-decision-rule search. The package's criteria are registered in the modules that define
-them; the named sets of the papers and tools in ``_sets``.
+and whether it scores multi-label 0/1 predictions, multi-label label scores,
+single-label class vectors or multi-target class matrices); :func:`register_metric` adds
+one. ``METRIC_SETS`` names groups of them (:func:`register_metric_set`); a set may name
+its metrics as a tool shows them (:func:`get_metric_set`). :func:`set_scorer` resolves the
+``scoring`` of a decision-rule search. The package's criteria are registered in the
+modules that define them; the named sets of the papers and tools in ``_sets``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ __all__ = [
     "set_scorer",
 ]
 
-TASKS = ("multilabel", "multilabel_scores", "single_label")
+TASKS = ("multilabel", "multilabel_scores", "single_label", "multi_target")
 
 
 @dataclass(frozen=True)
@@ -41,10 +41,11 @@ class Metric:
         ``function(y_true, y_pred) -> float``.
     greater_is_better : bool
         True for scores, False for losses.
-    task : {"multilabel", "multilabel_scores", "single_label"}
+    task : {"multilabel", "multilabel_scores", "single_label", "multi_target"}
         What the function scores: multi-label 0/1 predictions, multi-label label scores
         (``y_pred`` is an n x L matrix of real scores, higher = more likely; log loss
-        needs probabilities), or single-label class vectors.
+        needs probabilities), single-label class vectors, or multi-target class
+        matrices (n x L arrays of class values of any dtype, one column per output).
     label : str
         Short display name for tables and plots.
     """
@@ -79,7 +80,7 @@ def register_metric(name, function=None, *, greater_is_better, task, label=None,
         the function it decorates.
     greater_is_better : bool
         True for a score, False for a loss.
-    task : {"multilabel", "multilabel_scores", "single_label"}
+    task : {"multilabel", "multilabel_scores", "single_label", "multi_target"}
         What the function scores (see :class:`Metric`).
     label : str, default=None
         Display name for tables and plots; default: ``name``.
@@ -205,7 +206,7 @@ def get_metrics(names, *, task=None):
     ----------
     names : str or iterable of str
         Metric names of ``METRICS`` and/or set names of ``METRIC_SETS``.
-    task : {"multilabel", "multilabel_scores", "single_label"}, default=None
+    task : {"multilabel", "multilabel_scores", "single_label", "multi_target"}, default=None
         If given, every metric must score this target type (see :attr:`Metric.task`).
 
     Returns

@@ -17,6 +17,10 @@ registered in :data:`~mlnb.metrics.METRICS` by the module that defines it):
   ranking loss, label ranking average precision (scikit-learn's names), one-error
   (Schapire and Singer 2000), macro and micro ROC AUC and average precision, and log
   loss (the last needs probabilities);
+- ``"multi_target"``: MEKA's criteria of multi-target predictions (task
+  ``"multi_target"``: n x L class values of any dtype): exact match, Hamming score,
+  Hamming loss and zero-one loss (``"mt_exact_match"``, ...; per-target accuracy, one
+  value per output, is the function :func:`~mlnb.metrics.multi_target_accuracy`);
 - ``"extreme"``: the top-k criteria of large label spaces (Extreme Classification
   Repository), on scores too: precision and nDCG at 1, 3 and 5;
 - ``"tuning"``: the fast scores of a decision-rule search (scikit-learn's F1, Jaccard,
@@ -28,7 +32,13 @@ registered in :data:`~mlnb.metrics.METRICS` by the module that defines it):
 
 from __future__ import annotations
 
-from . import _at_k, _multilabel, _ranking, _single_label  # noqa: F401  (they register theirs)
+from . import (  # noqa: F401  (they register theirs)
+    _at_k,
+    _multi_target,
+    _multilabel,
+    _ranking,
+    _single_label,
+)
 from ._counts import SET_AVERAGES, SET_KINDS
 from ._registry import METRICS, register_metric_set
 
@@ -77,6 +87,10 @@ def _register_sets():
         [n for n, m in METRICS.items() if m.task == "multilabel_scores" and n not in top_k],
     )
     register_metric_set("extreme", top_k)
+    register_metric_set(
+        "multi_target",
+        ("mt_exact_match", "mt_hamming_score", "mt_hamming_loss", "mt_zero_one_loss"),
+    )
     register_metric_set(
         "tuning",
         {
