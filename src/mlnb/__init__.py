@@ -1,4 +1,4 @@
-"""mlnb: Naive Bayes for single-label and multi-label classification.
+"""mlnb: Naive Bayes for single-label, multi-label and multi-target classification.
 
 Every model is a function of additive sufficient statistics (:mod:`mlnb.stats`), turned into
 log-likelihoods by event models (:mod:`mlnb.events`).
@@ -26,6 +26,7 @@ _ESTIMATORS = {
         "NaiBX",
         "RAkEL",
     ),
+    "mlnb.multitarget": ("MultiTargetChain", "MultiTargetPowerset", "MultiTargetRelevance"),
     "mlnb.naive_bayes": (
         "BayesianBernoulliNB",
         "BayesianGaussianNB",
@@ -56,6 +57,7 @@ _SUBMODULES = (
     "metrics",
     "missing",
     "multilabel",
+    "multitarget",
     "naive_bayes",
     "selection",
     "stats",
@@ -104,6 +106,9 @@ __all__ = [
     "MLkNN",
     "BRkNN",
     "MixedNB",
+    "MultiTargetChain",
+    "MultiTargetPowerset",
+    "MultiTargetRelevance",
     "MultinomialNB",
     "NaiBX",
     "OOCC",

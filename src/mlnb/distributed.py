@@ -146,7 +146,8 @@ def _fit_partition(template, X_blocks, y_blocks, w_blocks, kwargs):
     if X.shape[0] == 0:
         return None
     y = _stack(y_blocks)
-    if "classes" in kwargs and getattr(y, "ndim", 1) == 2 and y.shape[1] == 1:
+    one_column = getattr(y, "ndim", 1) == 2 and y.shape[1] == 1
+    if "classes" in kwargs and one_column and not _class_valued_outputs(template):
         y = np.asarray(y).ravel()
     if "classes" in kwargs and kwargs["classes"] is None:  # this partition's own classes
         kwargs = {**kwargs, "classes": np.unique(np.asarray(y))}
@@ -173,11 +174,30 @@ def _merge_models(*models):
     return merged
 
 
+def _class_valued_outputs(estimator):
+    """Whether the estimator's targets are class-valued outputs (:mod:`mlnb.multitarget`):
+    ``classes`` is then a list, every output's classes."""
+    return callable(getattr(estimator, "target_classes", None))
+
+
+def _output_classes(y):
+    """Every output's sorted classes of a 2-D ``y`` (one pass over a Dask collection)."""
+    if not dask.is_dask_collection(y):
+        return [np.unique(column) for column in np.asarray(y).T]
+    if _is_dask_frame(y):
+        found = dask.compute(*[y.iloc[:, j].unique() for j in range(y.shape[1])])
+    else:
+        found = dask.compute(*[da.unique(y[:, j]) for j in range(y.shape[1])])
+    return [np.unique(np.asarray(values)) for values in found]
+
+
 def _aligns_classes(estimator):
     """Whether partition models of a single-label classifier may each learn their own
     classes and be aligned before merging (:func:`_on_common_classes`): the classifier
     rebuilds itself from per-class statistics (``from_statistics(stats, classes=...)``)."""
     rebuild = getattr(estimator, "from_statistics", None)
+    if _class_valued_outputs(estimator):  # every partition is given all classes
+        return False
     return callable(rebuild) and "classes" in inspect.signature(rebuild).parameters
 
 
@@ -264,7 +284,9 @@ def fit_delayed(estimator, X, y=None, *, classes=None, sample_weight=None, split
             f"{len(w_parts)}; they must be partitioned alike"
         )
     kwargs = {}
-    if takes_classes(estimator):
+    if _class_valued_outputs(estimator):
+        kwargs["classes"] = _output_classes(y) if classes is None else list(classes)
+    elif takes_classes(estimator):
         if classes is not None:
             kwargs["classes"] = np.unique(np.asarray(classes))
         else:  # None: each partition's own (see _fit_partition and _on_common_classes)
@@ -321,7 +343,8 @@ def fit(estimator, X, y=None, *, classes=None, sample_weight=None, split_every=2
     classes : array-like, default=None
         Every class, for single-label classifiers; None: the classes of ``y``, each
         partition's model learning those of its rows (aligned when the models merge, so
-        that ``y`` is read once with X).
+        that ``y`` is read once with X). For class-valued outputs (:mod:`mlnb.multitarget`)
+        a list of every output's classes; None: read from ``y`` with one pass first.
     sample_weight : dask array or Series of shape (n_samples,), default=None
         Partitioned as X's rows.
     split_every : int, default=2

@@ -1,9 +1,10 @@
 """Every estimator of mlnb, found in its subpackages, and the instances the tests check.
 
 The estimators are the scikit-learn estimators that :mod:`mlnb.naive_bayes`,
-:mod:`mlnb.multilabel` and :mod:`mlnb.selection` export (their ``__all__``) and that a
-model file may hold (registered classes, :mod:`mlnb.io`): the models. A search whose model
-is its ``best_estimator_`` (:class:`~mlnb.selection.FoldSubtractionSearchCV`) is not one.
+:mod:`mlnb.multilabel`, :mod:`mlnb.multitarget` and :mod:`mlnb.selection` export (their
+``__all__``) and that a model file may hold (registered classes, :mod:`mlnb.io`): the models.
+A search whose model is its ``best_estimator_``
+(:class:`~mlnb.selection.FoldSubtractionSearchCV`) is not one.
 
 Each estimator class declares the small, fast instances that the shared tests check as a
 classmethod ``_unit_test_params()``: a list of keyword-argument dicts (as river's). The
@@ -30,9 +31,10 @@ from ._registered import Registered
 
 __all__ = ["KINDS", "all_estimators", "test_instances"]
 
-#: The kinds of estimator: a 1-D target, a 0/1 label matrix, or a wrapper of another one.
-KINDS = ("single_label", "multi_label", "meta")
-_MODULES = ("mlnb.naive_bayes", "mlnb.multilabel", "mlnb.selection")
+#: The kinds of estimator: a 1-D target, a 0/1 label matrix, a class per output, or a
+#: wrapper of another one.
+KINDS = ("single_label", "multi_label", "multi_target", "meta")
+_MODULES = ("mlnb.naive_bayes", "mlnb.multilabel", "mlnb.multitarget", "mlnb.selection")
 
 
 def all_estimators(kind=None):
@@ -40,10 +42,10 @@ def all_estimators(kind=None):
 
     Parameters
     ----------
-    kind : {"single_label", "multi_label", "meta"} or None, default=None
+    kind : {"single_label", "multi_label", "multi_target", "meta"} or None, default=None
         Only the estimators of this kind (None: all). ``"meta"``: scikit-learn's
-        ``MetaEstimatorMixin``; the others by the ``multi_output`` target tag of their
-        first test instance.
+        ``MetaEstimatorMixin``; the others by the ``multi_output`` and ``multi_label``
+        tags of their first test instance.
 
     Returns
     -------
@@ -73,7 +75,7 @@ def test_instances(kind=None):
 
     Parameters
     ----------
-    kind : {"single_label", "multi_label", "meta"} or None, default=None
+    kind : {"single_label", "multi_label", "multi_target", "meta"} or None, default=None
         As :func:`all_estimators`.
 
     Returns
@@ -104,7 +106,9 @@ def _kind(cls):
     if issubclass(cls, MetaEstimatorMixin):
         return "meta"
     tags = get_tags(cls(**_params(cls)[0]))
-    return "multi_label" if tags.target_tags.multi_output else "single_label"
+    if not tags.target_tags.multi_output:
+        return "single_label"
+    return "multi_label" if tags.classifier_tags.multi_label else "multi_target"
 
 
 def _id(cls, kwargs, first, index):

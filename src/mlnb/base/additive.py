@@ -170,7 +170,8 @@ class FoldStatistics:
         with the same key may be installed on them.
     X : array-like or sparse matrix of shape (n_samples, n_features)
     y : array-like of shape (n_samples,) or (n_samples, n_labels)
-        Classes (single-label estimators) or a 0/1 indicator matrix (multi-label ones).
+        Classes (single-label estimators), a 0/1 indicator matrix (multi-label ones) or a
+        class per output (multi-target ones).
     folds : list of index arrays
         The test parts; they must partition the rows (each row in exactly one).
     sample_weight : array-like of shape (n_samples,), default=None
@@ -183,6 +184,10 @@ class FoldStatistics:
     total : the statistics of all rows (the parts merged)
     classes : ndarray or None
         The sorted classes of a single-label estimator (None for multi-label ones).
+    output_classes : list of ndarray or None
+        Every output's classes, for an estimator of class-valued outputs (one that has
+        ``target_classes(y)``, :mod:`mlnb.multitarget`): each fold's model keeps them all,
+        as a refit with ``classes`` given would.
 
     Examples
     --------
@@ -206,7 +211,13 @@ class FoldStatistics:
         self.folds = [np.asarray(test) for test in folds]
         self.n_features = X.shape[1]
         self.single_label = is_single_label(y)
-        if self.single_label:
+        # class-valued outputs (multi-target): every fold's statistics keep all classes
+        output_classes = getattr(estimator, "target_classes", None)
+        self.output_classes = None if output_classes is None else output_classes(y)
+        if self.output_classes is not None:
+            self.classes = None
+            self._targets = np.asarray(y)
+        elif self.single_label:
             self.classes, index = np.unique(np.asarray(y), return_inverse=True)
             self.index = index.ravel()
             self._targets = self.index
@@ -225,6 +236,10 @@ class FoldStatistics:
         """The statistics of ``X[rows]`` (rows of the data the engine was built on), grouped
         as the folds' (every class of ``y``, in order, for single-label estimators)."""
         w = None if sample_weight is None else np.asarray(sample_weight)[rows]
+        if self.output_classes is not None:
+            return self.estimator.batch_statistics(
+                X[rows], self._targets[rows], classes=self.output_classes, sample_weight=w
+            )
         if self.single_label:
             codes = np.arange(len(self.classes))
             return self.estimator.batch_statistics(
@@ -246,6 +261,10 @@ class FoldStatistics:
         are dropped, as a refit on those rows would.
         """
         n_features = self.n_features if n_features is None else n_features
+        if self.output_classes is not None:
+            return estimator.from_statistics(
+                stats, classes=self.output_classes, n_features=n_features
+            )
         if not self.single_label:
             return estimator.from_statistics(stats, n_features=n_features)
         present = stats.count > 0
