@@ -25,8 +25,9 @@ def reference_neighbours(x, points, k, skip=None):
     return [i for _, i in ranked[:k]]
 
 
-def reference_mlknn(X, Y, X_test, k, s):
-    """P(H1 | C) of every test row and label, from Zhang and Zhou's equations."""
+def reference_mlknn(X, Y, X_test, k, s, leave_one_out=False):
+    """P(H1 | C) of every test row and label, from Zhang and Zhou's equations
+    (``leave_one_out``: X_test is X, each row's neighbours the other rows)."""
     n, L = Y.shape
     counts = np.array([Y[reference_neighbours(X[i], X, k, skip=i)].sum(axis=0) for i in range(n)])
     probabilities = np.zeros((len(X_test), L))
@@ -41,7 +42,7 @@ def reference_mlknn(X, Y, X_test, k, s):
             for j in range(k + 1)
         ]
         for t, x in enumerate(X_test):
-            j = Y[reference_neighbours(x, X, k), label].sum()
+            j = Y[reference_neighbours(x, X, k, skip=t if leave_one_out else None), label].sum()
             like_1 = (s + c1[j]) / (s * (k + 1) + sum(c1))
             like_0 = (s + c0[j]) / (s * (k + 1) + sum(c0))
             one, zero = prior_1 * like_1, (1 - prior_1) * like_0
@@ -209,3 +210,50 @@ def test_brknn_auto_chooses_as_refitting_every_k_on_every_fold(seed, extension):
         for k in NEIGHBOURS
     ]
     assert model.n_neighbors_ == NEIGHBOURS[int(np.argmax(scores))]
+
+
+def same_rule(fitted, expected, scores):
+    """The rules learnt the same (to rounding), and decide ``scores`` alike where they
+    learnt no threshold (a score can equal a threshold learnt to rounding)."""
+    learnt = {name: value for name, value in vars(expected).items() if name.endswith("_")}
+    for name, value in learnt.items():
+        np.testing.assert_allclose(getattr(fitted, name), value, rtol=1e-9)
+    if not any(name.startswith("threshold") for name in learnt):
+        np.testing.assert_array_equal(fitted.predict(scores), expected.predict(scores))
+
+
+@settings(max_examples=30, deadline=None)
+@given(problems(), st.sampled_from(["scut", "pcut", "rcut", "mcut"]))
+def test_rules_are_fitted_to_the_leave_one_out_scores(problem, rule):
+    from mlnb.decision_rules import make_rule
+
+    X, Y, X_test, k = problem
+    # ML-kNN: the training rows' scores from their k nearest other rows
+    model = MLkNN(n_neighbors=k, scale=False, rule=rule).fit(X, Y)
+    loo = reference_mlknn(X, Y, X, k, 1.0, leave_one_out=True)
+    with np.errstate(divide="ignore"):
+        loo_odds = np.log(loo) - np.log1p(-loo)
+    scores = model.decision_function(X_test)
+    same_rule(model.rule_, make_rule(rule).fit(loo_odds, Y), scores)
+    np.testing.assert_array_equal(model.predict(X_test), model.rule_.predict(scores))
+    # BR-kNN likewise, on the log odds of the confidences
+    model = BRkNN(n_neighbors=k, scale=False, rule=rule).fit(X, Y)
+    votes = np.array(
+        [Y[reference_neighbours(X[i], X, k, skip=i)].sum(axis=0) for i in range(len(X))]
+    )
+    expected = make_rule(rule).fit(np.log(votes + 1) - np.log(k - votes + 1), Y)
+    scores = model.decision_function(X_test)
+    same_rule(model.rule_, expected, scores)
+    np.testing.assert_array_equal(model.predict(X_test), model.rule_.predict(scores))
+
+
+def test_a_rule_beats_the_papers_cut_on_emotions_and_excludes_an_extension(shared_dataset):
+    from mlnb.metrics import f1_score
+
+    train, test = shared_dataset("emotions"), shared_dataset("emotions", split="test")
+    for cls in (MLkNN, BRkNN):
+        plain = cls().fit(train.X, train.Y).predict(test.X)
+        ruled = cls(rule="pcut").fit(train.X, train.Y).predict(test.X)
+        assert f1_score(test.Y, ruled, average="micro") > f1_score(test.Y, plain, average="micro")
+    with pytest.raises(ValueError, match="extension='a' and rule='scut' both decide"):
+        BRkNN(extension="a", rule="scut").fit(train.X, train.Y)

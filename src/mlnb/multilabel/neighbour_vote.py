@@ -22,6 +22,11 @@ Ties between labels go to the lowest label index (Mulan draws them at random).
 
 Both search neighbours exactly (:func:`~._neighbour_lists.nearest_rows`: squared Euclidean
 distance, nearest first, ties to the lowest row index), dense or sparse.
+
+**Decision rules** (``rule``, :mod:`mlnb.decision_rules`) replace the paper's cut by one
+fitted to the training rows' leave-one-out scores, each row scored from its k nearest *other*
+rows: out-of-sample scores at no extra distance pass (ML-kNN's count tables still include
+the row's own count, a small optimism on small data).
 """
 
 from __future__ import annotations
@@ -32,11 +37,13 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
+from sklearn.base import clone
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..base.validation import COUNT, check_label_matrix
+from ..decision_rules import RULES, make_rule
 from ._base import MultiLabelEstimator
 from ._knn_members import share_log_odds
 from ._labels import binary_classes
@@ -48,6 +55,8 @@ __all__ = ["BRkNN", "MLkNN"]
 #: The values of k and s that ``"auto"`` chooses from.
 NEIGHBOURS = (1, 3, 5, 7, 10, 15, 20)
 SMOOTHING = (0.1, 0.5, 1.0, 2.0)
+#: The ``rule`` values both estimators take: a rule's name, a rule object, or None.
+RULE_CONSTRAINT = [StrOptions(set(RULES)), HasMethods(["fit", "predict"]), None]
 
 
 class _NeighbourVote(MultiLabelEstimator):
@@ -85,6 +94,13 @@ class _NeighbourVote(MultiLabelEstimator):
         X = divide_columns(X, self.scale_)
         neighbours = nearest_rows(X, self.train_X_, self.n_neighbors_)
         return _label_counts(self.train_Y_, neighbours), neighbours
+
+    def _fit_rule(self, training_scores, Y):
+        """``rule_``: the rule fitted to the training rows' leave-one-out scores (None:
+        the paper's cut)."""
+        self.rule_ = None
+        if self.rule is not None:
+            self.rule_ = clone(make_rule(self.rule)).fit(training_scores, Y)
 
 
 def _counts(X):
@@ -167,6 +183,11 @@ class MLkNN(_NeighbourVote):
         scene 0.699, 0.715); on sparse word counts it gives rare words the weight of
         common ones and costs (medical 0.565 plain, 0.473 scaled; enron 0.455, 0.388;
         bibtex 0.204, 0.099). The paper compares rows as they are.
+    rule : str, decision rule or None, default=None
+        None: the paper's arg max (log posterior odds above 0). A rule name of
+        :data:`mlnb.decision_rules.RULES` (``"scut"``, ``"pcut"``, ...) or a rule object:
+        fitted to the training rows' leave-one-out log odds, and applied to
+        ``decision_function``.
     random_state : int, RandomState or None, default=None
         The folds of the "auto" choices.
 
@@ -174,6 +195,7 @@ class MLkNN(_NeighbourVote):
     ----------
     n_neighbors_ : int
     smoothing_ : float
+    rule_ : fitted decision rule or None
     log_prior_odds_ : ndarray of shape (n_labels,)
         ``log P(H1) - log P(H0)`` of every label.
     log_likelihood_ratio_ : ndarray of shape (n_labels, ``n_neighbors_ + 1``)
@@ -195,6 +217,7 @@ class MLkNN(_NeighbourVote):
         "n_neighbors": [StrOptions({"auto"}), COUNT],
         "smoothing": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "scale": ["boolean", StrOptions({"auto"})],
+        "rule": RULE_CONSTRAINT,
         "random_state": ["random_state"],
     }
 
@@ -202,10 +225,13 @@ class MLkNN(_NeighbourVote):
     def _unit_test_params(cls):
         return [{"n_neighbors": 3}, {"n_neighbors": "auto", "smoothing": "auto", "random_state": 0}]
 
-    def __init__(self, *, n_neighbors=10, smoothing=1.0, scale="auto", random_state=None):
+    def __init__(
+        self, *, n_neighbors=10, smoothing=1.0, scale="auto", rule=None, random_state=None
+    ):
         self.n_neighbors = n_neighbors
         self.smoothing = smoothing
         self.scale = scale
+        self.rule = rule
         self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
@@ -223,9 +249,15 @@ class MLkNN(_NeighbourVote):
             self.smoothing_ = ss[0]
         else:
             neighbours = self._choose(X, Y, ks, ss)
+        counts = _label_counts(Y, neighbours)
         self.log_prior_odds_, self.log_likelihood_ratio_ = _count_model(
-            Y, _label_counts(Y, neighbours), self.n_neighbors_, self.smoothing_
+            Y, counts, self.n_neighbors_, self.smoothing_
         )
+        if self.rule is not None:
+            scores = _log_odds(self.log_prior_odds_, self.log_likelihood_ratio_, counts)
+            self._fit_rule(scores, Y)
+        else:
+            self.rule_ = None
         return self
 
     def _choose(self, X, Y, ks, ss):
@@ -266,8 +298,10 @@ class MLkNN(_NeighbourVote):
         return expit(self.decision_function(X))
 
     def predict(self, X):
-        """0/1 labels: the more probable hypothesis (ties to 0)."""
-        return (self.decision_function(X) > 0).astype(int)
+        """0/1 labels: the more probable hypothesis (ties to 0), or the fitted ``rule_``."""
+        scores = self.decision_function(X)
+        rule = getattr(self, "rule_", None)  # None in model files of before rules
+        return (scores > 0).astype(int) if rule is None else rule.predict(scores)
 
 
 class BRkNN(_NeighbourVote):
@@ -287,6 +321,10 @@ class BRkNN(_NeighbourVote):
     scale : bool or "auto", default="auto"
         Divide features by their training standard deviation; "auto": unless every value
         is a non-negative integer (see :class:`MLkNN`).
+    rule : str, decision rule or None, default=None
+        None: the confidence cut (and ``extension``). A rule name or object (see
+        :class:`MLkNN`): fitted to the training rows' leave-one-out ``decision_function``
+        and applied to it; ``extension`` must then be None.
     random_state : int, RandomState or None, default=None
         The folds of the "auto" choice.
 
@@ -304,6 +342,7 @@ class BRkNN(_NeighbourVote):
         "n_neighbors": [StrOptions({"auto"}), COUNT],
         "extension": [StrOptions({"a", "b"}), None],
         "scale": ["boolean", StrOptions({"auto"})],
+        "rule": RULE_CONSTRAINT,
         "random_state": ["random_state"],
     }
 
@@ -311,18 +350,38 @@ class BRkNN(_NeighbourVote):
     def _unit_test_params(cls):
         return [{"n_neighbors": 3}, {"n_neighbors": "auto", "extension": "b", "random_state": 0}]
 
-    def __init__(self, *, n_neighbors=10, extension=None, scale="auto", random_state=None):
+    def __init__(
+        self, *, n_neighbors=10, extension=None, scale="auto", rule=None, random_state=None
+    ):
         self.n_neighbors = n_neighbors
         self.extension = extension
         self.scale = scale
+        self.rule = rule
         self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
-        """Store the training rows (and choose k); ``sample_weight`` must be None."""
+        """Store the training rows (and choose k, fit the rule); ``sample_weight`` must be
+        None."""
+        if self.rule is not None and self.extension is not None:
+            raise ValueError(
+                f"BRkNN: extension={self.extension!r} and rule={self.rule!r} both decide the "
+                "labels; give one of them"
+            )
         X, Y = self._store(X, y, sample_weight)
+        self._choose_k(X, Y)
+        self.rule_ = None
+        if self.rule is not None:
+            k = self.n_neighbors_
+            counts = _label_counts(Y, nearest_rows(X, X, k, leave_one_out=True))
+            self._fit_rule(share_log_odds(counts / k, k), Y)
+        return self
+
+    def _choose_k(self, X, Y):
+        """``n_neighbors_``: as given, or chosen by cross-validation."""
         if self.n_neighbors != "auto":
-            self.n_neighbors_ = _neighbour_count(self.n_neighbors, X.shape[0], X.shape[0])
-            return self
+            most = X.shape[0] if self.rule is None else X.shape[0] - 1  # leave-one-out
+            self.n_neighbors_ = _neighbour_count(self.n_neighbors, most, X.shape[0])
+            return
         folds, groups, most = self._folds(X)
         if most < 1:
             raise ValueError(f"BRkNN's cross-validated k needs more than {X.shape[0]} rows")
@@ -337,7 +396,6 @@ class BRkNN(_NeighbourVote):
         self.n_neighbors_ = choose_by_folds(
             ks, fold_labels, X, Y, None, folds=folds, score=_hamming_score
         )
-        return self
 
     def predict_proba(self, X):
         """Confidences: the share of the k nearest rows holding each label."""
@@ -350,8 +408,11 @@ class BRkNN(_NeighbourVote):
         return share_log_odds(self.predict_proba(X), self.n_neighbors_)
 
     def predict(self, X):
-        """0/1 labels: confidence at least 1/2, then the extension."""
+        """0/1 labels: confidence at least 1/2, then the extension; or the fitted
+        ``rule_``."""
         counts, neighbours = self._neighbours(X)
+        if getattr(self, "rule_", None) is not None:  # None in model files of before rules
+            return self.rule_.predict(share_log_odds(counts / self.n_neighbors_, self.n_neighbors_))
         return _br_labels(counts, neighbours, self.train_Y_, self.n_neighbors_, self.extension)
 
 
