@@ -73,7 +73,7 @@ one run). Every case's warnings are counted and listed. Run with one BLAS thread
     python benchmarks/bench_quality.py [--quick] [--datasets NAME ...] [--budget 300]
         [--skip-slow] [--skip SET/METHOD[/RULE] ...] [--only SET/METHOD[/RULE] ...]
         [--save results.json] [--load results.json] [--update results.json]
-        [--markdown] [--plot]
+        [--markdown] [--plot] [--multi-target]
 
 ``--quick``: emotions, yeast and medical only (a smoke run of a few minutes).
 ``--update results.json --only ...``: run only the named cases (e.g. with a larger budget)
@@ -81,6 +81,43 @@ and put them in place of the same cases of saved results; the report names the r
 A METHOD with a space is quoted: ``--only "BR today-tuned"``. ``--markdown`` writes the
 report between the markers of docs/quality.md; ``--plot`` writes docs/quality/<set>.png
 (micro F1 against fit + predict time, log time axis, one labelled point per case).
+
+Multi-target classification (``--multi-target``: this section alone, none of the above).
+On every set whose ``mlnb.datasets.dataset_kind`` is "multi-target" (today sf2: 1066 rows,
+10 nominal features, 3 count targets), read with ``load_dataset(name, multi_target=True)``;
+a provided train/test split is used as it is, else 10-fold cross-validation
+(``KFold(10, shuffle=True, random_state=0)``), means and standard deviations over the
+folds. The cases (helpers in ``_multi_target_quality.py``):
+
+- mlnb at its defaults, ``MultiTargetRelevance()``, ``MultiTargetChain()`` (greedy),
+  ``MultiTargetChain(inference="exact")`` and ``MultiTargetPowerset()``, given X as a
+  DataFrame whose nominal columns are categorical with their declared values (what
+  ``events="auto"`` reads as nominal: categorical event models with the declared number of
+  values); and, as references on the loaded float array of codes, ``MultiTargetRelevance()``
+  (what ``events="auto"`` makes of bare codes) and ``MultiTargetRelevance(events=Auto("auto",
+  column_types=..., n_categories=...))`` with the Dataset's column types (the frame's model
+  without the DataFrame's encoding in its time).
+- scikit-learn: ``MultiOutputClassifier(CategoricalNB(min_categories=<declared values>))``
+  and ``ClassifierChain`` of the same (order None: column order; its step j also sees the
+  earlier targets as codes 0..K-1, counted with their classes seen), when every feature is
+  nominal (``GaussianNB`` when none is; no NB case for mixed features);
+  ``make_pipeline(OneHotEncoder(handle_unknown="ignore"), MultiOutputClassifier(
+  LogisticRegression(max_iter=1000)))`` and the same with a ``ClassifierChain`` (the earlier
+  targets appended as numeric codes, not one-hot); numeric features are standardised. A
+  chain is fitted on every target's classes coded 0..K-1 (those of the training rows) and
+  its predictions mapped back.
+- the majority-class baseline: ``MultiOutputClassifier(DummyClassifier("most_frequent"))``.
+
+Criteria per fold: :func:`mlnb.metrics.multi_target_exact_match`,
+:func:`~mlnb.metrics.multi_target_hamming_score` and
+:func:`~mlnb.metrics.multi_target_accuracy` (per target), and the fit + predict time (best
+of up to ``--repeat`` runs while under ``--min-time``). Each case (all its folds) runs in a
+forked child with the ``--budget``. Where two cases are the same model (mlnb's relevance
+and scikit-learn's MultiOutputClassifier of CategoricalNB; the greedy chains), the report
+gives the share of identical out-of-fold predictions. The results go to the
+``multi_target`` entry of the results file (``--update results.json --multi-target`` puts
+them into saved results; the multi-label entries are kept) and ``--markdown`` writes them
+between their own markers of docs/quality.md.
 """
 
 from __future__ import annotations
@@ -115,6 +152,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
+import _multi_target_quality as multi_target
 import mlnb
 from _machine import cpu_name
 from _quality_report import plot, print_report, write_markdown
@@ -524,9 +562,9 @@ def run_case(case, pair, args):
     return result
 
 
-def child(connection, case, pair, args):
+def child(connection, case, pair, args, run):
     try:
-        result = run_case(case, pair, args)
+        result = run(case, pair, args)
     except BaseException as error:
         result = {
             "status": "error",
@@ -537,11 +575,11 @@ def child(connection, case, pair, args):
     connection.close()
 
 
-def run_isolated(case, pair, args):
-    """``run_case`` in a forked child, stopped after ``args.budget`` seconds."""
+def run_isolated(case, pair, args, run=run_case):
+    """``run(case, pair, args)`` in a forked child, stopped after ``args.budget`` seconds."""
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=child, args=(sender, case, pair, args))
+    process = context.Process(target=child, args=(sender, case, pair, args, run))
     start = time.perf_counter()
     process.start()
     sender.close()
@@ -697,6 +735,112 @@ def one_line(r):
     )
 
 
+# ----------------------------------------------------------------------------- multi-target
+
+
+def rows_of(X, rows):
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
+
+
+def run_multi_target_case(case, data, args):
+    """Every fold of a multi-target case, fit + predict timed, then scored (in a child
+    process); the out-of-fold predictions come back for the agreement of same-model pairs."""
+    X = data["frame"] if case["input"] == "frame" else data["X"]
+    Y = data["Y"]
+    predictions = np.zeros_like(Y)
+    folds, seen = [], Counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for train, test in data["folds"]:
+            model, P, best, _, runs = timed_runs(
+                case["factory"], rows_of(X, train), Y[train], rows_of(X, test), args
+            )
+            predictions[test] = P
+            scores = multi_target.fold_scores(Y[test], np.asarray(P), Y[train])
+            timing = {"fit_s": best[0], "predict_s": best[1], "total_s": best[0] + best[1]}
+            folds.append({**scores, **timing, "runs": runs})
+        seen.update(warning_key(w) for w in caught)
+    return {
+        "status": "ok",
+        **multi_target.summary(folds),
+        "events": multi_target.events_text(model),
+        "estimator": re.sub(r"\s+", " ", repr(model))[:500],
+        "warnings": dict(seen),
+        "predictions": predictions,
+    }
+
+
+def multi_target_line(r):
+    head = f"  {r['library']:<12} {r['method']:<26} {r['setting'][:28]:<28}"
+    if r["status"] != "ok":
+        return f"{head} {r['status']}: {r.get('reason', '')}"
+    accuracy = " ".join(f"{a:.4f}" for a in r["target_accuracy"])
+    return (
+        f"{head} exact {r['exact_match']:.4f} Hamming {r['hamming_score']:.4f} "
+        f"per target {accuracy} {1000 * r['total_s']:8.1f} ms/fold"
+    )
+
+
+def run_multi_target(args):
+    """The multi-target section: every case on every multi-target set (see the docstring)."""
+    started = time.perf_counter()
+    meta = machine_info()
+    meta["command"] = " ".join(["python", "benchmarks/bench_quality.py", *sys.argv[1:]])
+    meta.update(budget_s=args.budget, repeat=args.repeat, min_time_s=args.min_time)
+    sets, meta["left_out"] = multi_target.multi_target_sets(args.data_dir, args.datasets)
+    unknown = [n for n in args.datasets or [] if n not in sets and n not in meta["left_out"]]
+    if unknown:
+        raise SystemExit(f"not multi-target data sets: {unknown}")
+    warm_up()
+    section = {"meta": meta, "datasets": {}}
+    for name, loaded in sets.items():
+        data = multi_target.prepared(loaded)
+        info = multi_target.describe(data)
+        print(f"\n== {name} (multi-target): {info}", flush=True)
+        records, predictions = [], {}
+        for case in multi_target.cases(data["dataset"]):
+            record = {k: case[k] for k in ("library", "method", "setting")}
+            if case.get("skip"):
+                record.update(status="skipped", reason=case["skip"])
+            else:
+                record.update(run_isolated(case, data, args, run=run_multi_target_case))
+            if "predictions" in record:  # not stored: only their agreement is
+                key = (case["library"], case["method"], case["setting"])
+                predictions[key] = np.asarray(record.pop("predictions"))
+            records.append(record)
+            print(multi_target_line(record), flush=True)
+        section["datasets"][name] = {
+            "info": info,
+            "date": meta["date"],
+            "cases": records,
+            "agreement": multi_target.agreement(predictions),
+        }
+    meta["load_end"] = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    meta["wall_s"] = time.perf_counter() - started
+    return section
+
+
+def main_multi_target(args):
+    """``--multi-target``: run (or ``--load``) the multi-target section alone."""
+    if args.load:
+        section = json.loads(args.load.read_text())["multi_target"]
+        if args.datasets:  # report only these
+            kept = {n: e for n, e in section["datasets"].items() if n in args.datasets}
+            section["datasets"] = kept
+    else:
+        section = run_multi_target(args)
+        if args.update:
+            results = json.loads(args.update.read_text())
+            results["multi_target"] = multi_target.merge(results.get("multi_target"), section)
+            section = results["multi_target"]
+            (args.save or args.update).write_text(json.dumps(results, indent=1))
+        elif args.save:
+            args.save.write_text(json.dumps({"multi_target": section}, indent=1))
+    multi_target.print_report(section)
+    if args.markdown:
+        multi_target.write_markdown(section)
+
+
 # ----------------------------------------------------------------------------- machine
 
 
@@ -760,11 +904,20 @@ def parse_args(argv=None):
     parser.add_argument("--load", type=Path, help="report saved results instead of running")
     parser.add_argument("--markdown", action="store_true", help="update docs/quality.md")
     parser.add_argument("--plot", action="store_true", help="write docs/quality/<set>.png")
+    parser.add_argument(
+        "--multi-target",
+        action="store_true",
+        help="the multi-target section alone (--datasets, --budget, --repeat, --min-time, "
+        "--save, --load, --update and --markdown apply; --only and --skip do not)",
+    )
     return parser.parse_args(argv)
 
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.multi_target:
+        main_multi_target(args)
+        return
     if args.load:
         results = json.loads(args.load.read_text())
         if args.datasets:  # report only these
@@ -782,6 +935,8 @@ def main(argv=None):
     print_report(results)
     if args.markdown:
         write_markdown(results)
+        if "multi_target" in results:  # saved results with both sections: both blocks
+            multi_target.write_markdown(results["multi_target"])
 
 
 if __name__ == "__main__":

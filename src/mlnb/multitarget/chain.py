@@ -12,8 +12,10 @@ Inference searches the product of the outputs' classes for the assignment of lar
 ``sum_j log P(y_j | x, parents)`` (Kumar, Vembu, Menon and Elkan 2013, beam search for
 chains). ``"greedy"`` takes each output's best class in turn (a beam of 1), ``"beam"``
 keeps the ``beam_width`` best partial assignments, ``"exact"`` keeps all of them (every
-combination: refused above ``MAX_EXACT``). One vectorised search runs over all rows; ties
-go to the lower code.
+combination: refused above ``MAX_EXACT``). One vectorised search runs over all rows; equal
+scores go to the lower code (scores that rounding leaves 1e-15 apart are not equal: the
+order in which a class's terms are added decides them, which may differ from another
+library's).
 """
 
 from __future__ import annotations
