@@ -13,7 +13,7 @@ from scipy.stats import rankdata
 import mlnb
 from mlnb.cli import DEFAULT_COMPARE_METHODS, _estimator, _xy, main
 from mlnb.cli._inputs import TextData
-from mlnb.cli._methods import METHODS, estimator_class, is_single_label
+from mlnb.cli._methods import METHODS, MULTI_TARGET_METHODS, estimator_class, is_single_label
 from mlnb.datasets import Dataset, load_text_corpus, make_multilabel
 from mlnb.io import load, save
 from mlnb.metrics import single_label_accuracy, single_label_f1
@@ -173,9 +173,14 @@ def test_every_public_estimator_has_a_cli_name():
         if isinstance(getattr(mlnb, name), type) and hasattr(getattr(mlnb, name), "fit")
     }
     named = {estimator_class(name) for name in METHODS}
+    named |= {estimator_class(name, multi_target=True) for name in MULTI_TARGET_METHODS}
     missing = sorted(cls.__name__ for cls in public - named)
-    assert not missing, f"give these a name in METHODS (src/mlnb/cli/_methods.py): {missing}"
+    assert not missing, (
+        "give these a name in METHODS or MULTI_TARGET_METHODS (src/mlnb/cli/_methods.py): "
+        f"{missing}"
+    )
     assert all(description for *_, description in METHODS.values())
+    assert all(description for *_, description in MULTI_TARGET_METHODS.values())
 
 
 def tiny_corpus(n=60, seed=0):

@@ -8,6 +8,8 @@ single-label text corpora (webkb, r8_allterms, r8_noshort, 20ng_bydate, label<TA
 files; classifiers mnb, bnb, gnb, bayes-mnb, ...), turned into word counts or the paper's TF-IDF
 (:func:`mlnb.text.make_text_pipeline`) and scored by accuracy and macro and micro
 precision, recall and F1. A text model file holds the whole pipeline, vocabulary included.
+``mlnb evaluate --multi-target`` reads a data set's targets as classes (sf2's counts, say)
+and scores the multi-target forms of br, cc, pcc and lp by MEKA's multi-target criteria.
 
 Exit codes: 0 success; 1 a problem with the data, a model file, a file to write (a full
 disk, a denied permission, a missing folder: the message names the path) or a method, in

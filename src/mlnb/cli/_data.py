@@ -93,13 +93,16 @@ def checked_split(split, n_samples):
 
 
 def evaluation_data(
-    name, *, cv, split, train_test, data_dir, variant=None, missing="error", labels=None
-):
+    name, *, cv, split, train_test, data_dir, variant=None, missing="error", labels=None,
+    multi_target=False,
+):  # fmt: skip
     """The rows to evaluate on and the folds: a number, a train fraction or a splitter.
 
-    ``missing``: the --missing value; ``labels``: --labels.
+    ``missing``: the --missing value; ``labels``: --labels; ``multi_target``:
+    --multi-target (a class per target).
     """
     options = {"data_dir": data_dir, "variant": variant, "labels": labels}
+    options["multi_target"] = multi_target
     options["missing"] = loader_missing(missing)
     if not train_test:
         folds = cv_value(cv, split)

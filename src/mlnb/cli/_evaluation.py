@@ -1,6 +1,6 @@
 """Evaluation by the ``mlnb`` command: the criteria that --metrics asks for, the
 cross-validation of methods on data sets (with progress per fold), and the ``evaluate``
-command (cross-validation, --train-test, --split or --prequential)."""
+command (cross-validation, --train-test, --split or --prequential; --multi-target)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import warnings
 import click
 
 from ._data import evaluation_data, loader_missing, n_folds, xy
-from ._inputs import is_text, load_data
-from ._methods import describe_methods, parse_params
+from ._inputs import declared_kind, is_multi_target, is_text, load_data
+from ._methods import MULTI_TARGET_METHODS, describe_methods, parse_params
 from ._models import make_estimator
 from ._options import (
+    PER_TARGET_ACCURACY,
     data_dir_option,
     json_option,
     labels_option,
@@ -52,12 +53,34 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def metric_names(metrics, data):
-    """The criteria --metrics asks for on ``data`` (None: the default), checked up front."""
+def _tasks(metrics):
+    """``{criterion: task}`` of --metrics names and sets, in order (the registry's tasks;
+    ``mt_accuracy``, the per-target accuracy, scores "multi_target")."""
     from ..metrics import get_metrics
 
+    tasks = {}
+    for name in metrics:
+        if name == PER_TARGET_ACCURACY:
+            tasks[name] = "multi_target"
+        else:
+            tasks.update((n, m.task) for n, m in get_metrics(name).items())
+    return tasks
+
+
+def metric_names(metrics, data):
+    """The criteria --metrics asks for on ``data`` (None: the default), checked up front."""
     if metrics is None:
         return None
+    if is_multi_target(data):
+        tasks = _tasks(metrics)
+        wrong = [n for n, task in tasks.items() if task != "multi_target"]
+        if wrong:
+            raise ValueError(
+                f"--metrics: {', '.join(wrong)} score labels or single classes, but "
+                f"--multi-target evaluates {data.name}'s classes per target: choose the set "
+                f"multi_target or among {', '.join(multi_target_criteria())}"
+            )
+        return list(tasks)
     if is_text(data):
         criteria = single_label_criteria()
         wrong = [n for n in metrics if n not in criteria]
@@ -67,14 +90,27 @@ def metric_names(metrics, data):
                 f"{', '.join(criteria)}; got {', '.join(wrong)}"
             )
         return list(metrics)
-    resolved = get_metrics(metrics)
-    wrong = [n for n, m in resolved.items() if m.task == "single_label"]
-    if wrong:
-        raise ValueError(
-            f"--metrics: {', '.join(wrong)} score single-label classes, but {data.name} is "
-            "multi-label data: choose multi-label criteria (e.g. micro_f1, hamming, ranking)"
-        )
-    return list(resolved)
+    tasks = _tasks(metrics)
+    kinds = {
+        "single_label": "single-label classes",
+        "multi_target": "classes per target (mlnb evaluate --multi-target)",
+    }
+    for task, kind in kinds.items():
+        wrong = [n for n, t in tasks.items() if t == task]
+        if wrong:
+            raise ValueError(
+                f"--metrics: {', '.join(wrong)} score {kind}, but {data.name} is "
+                "multi-label data: choose multi-label criteria (e.g. micro_f1, hamming, ranking)"
+            )
+    return list(tasks)
+
+
+def multi_target_criteria():
+    """The default criteria of multi-target data: the registry's set "multi_target" (exact
+    match, Hamming score and loss, zero-one loss) and the per-target accuracy."""
+    from ..metrics import get_metric_set
+
+    return [*get_metric_set("multi_target"), PER_TARGET_ACCURACY]
 
 
 def cv_scores(
@@ -98,7 +134,9 @@ def cv_scores(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DegeneratePredictionWarning)
         warnings.simplefilter("always", CardinalityWarning)
-        if not is_text(data):
+        if is_multi_target(data):
+            result = _multi_target_scores(estimator, X, y, metrics, data.label_names, options)
+        elif not is_text(data):
             folds_result = cross_validate(estimator, X, y, metrics=metrics, **options)
             result = folds_result.mean()
             if log is not None and folds_result.choices:
@@ -146,6 +184,34 @@ def _text_scores(estimator, X, y, metrics, options):
     }
     times = result.mean()
     return {**scores, "train_time": times["train_time"], "test_time": times["test_time"]}
+
+
+def _multi_target_scores(estimator, X, Y, metrics, targets, options):
+    """The multi-target criteria (``metrics``, default :func:`multi_target_criteria`) of a
+    cross-validation, the per-target accuracy as ``acc_<target>`` columns (the mean over
+    the folds, as every criterion)."""
+    import numpy as np
+
+    from ..evaluation import cross_validate
+    from ..metrics import multi_target_accuracy
+
+    names = metrics or multi_target_criteria()
+    scalar = [n for n in names if n != PER_TARGET_ACCURACY]
+    per_target = PER_TARGET_ACCURACY in names
+    result = cross_validate(  # with mt_accuracy alone, the set is computed but not shown
+        estimator, X, Y, metrics=scalar or "multi_target", return_predictions=per_target,
+        **options,
+    )  # fmt: skip
+    means = result.mean()
+    scores = {}
+    for name in names:
+        if name != PER_TARGET_ACCURACY:
+            scores[name] = means[name]
+            continue
+        folds = zip(result.test_indices, result.predictions, strict=True)
+        accuracy = np.mean([multi_target_accuracy(Y[test], P) for test, P in folds], axis=0)
+        scores.update((f"acc_{t}", float(a)) for t, a in zip(targets, accuracy, strict=True))
+    return {**scores, "train_time": means["train_time"], "test_time": means["test_time"]}
 
 
 def run_all(runs, *, seed, stratify, metrics, quiet):
@@ -202,6 +268,13 @@ def run_all(runs, *, seed, stratify, metrics, quiet):
     help="Test-then-train over the rows in their order, in batches of this many rows, "
     "instead of cross-validation (methods with partial_fit).",
 )
+@click.option(
+    "--multi-target",
+    "multi_target",
+    is_flag=True,
+    help="Read DATA's targets as classes (a named data set or an ARFF file, e.g. sf2), "
+    "not binarised, and evaluate the multi-target forms of the methods (see the list above).",
+)
 @variant_option
 @tfidf_option
 @missing_option
@@ -222,6 +295,7 @@ def evaluate(
     stratify,
     seed,
     batch_size,
+    multi_target,
     variant,
     tfidf,
     missing,
@@ -237,7 +311,11 @@ def evaluate(
     precision), false negative rate (FNR, 1 - recall) and F1 loss, each example-based,
     macro- and micro-averaged over labels. Text corpora: accuracy and macro and micro
     precision, recall and F1, all scores (higher is better; for one class per row the
-    micro averages equal accuracy).
+    micro averages equal accuracy). Multi-target data (--multi-target, a class per target):
+    MEKA's criteria, exact match and zero-one loss (the rows with every target right, or
+    not), Hamming score and loss (the share of targets right, or wrong) and the accuracy of
+    each target (acc_<target>); the methods br, cc, pcc and lp in their multi-target forms,
+    whose default event model makes nominal attributes categorical.
 
     --metrics chooses other criteria: sets (naibx; ranking: criteria of the label scores,
     such as ranking loss and ROC AUC) and single names (micro_f1, label_ranking_loss, ...),
@@ -254,6 +332,8 @@ def evaluate(
       mlnb evaluate webkb -m mnb,bnb,bayes-mnb --train-test
       mlnb evaluate r8_allterms -m mnb -m gnb --cv 10 --stratify
       mlnb evaluate delicious -m br,naibx --prequential 500 --metrics hamming,micro_f1
+      mlnb evaluate sf2 --multi-target -m br,cc,lp
+      mlnb evaluate sf2 --multi-target -m cc -p inference=exact --metrics mt_exact_match
 
     --prequential N predicts each batch of N rows with the model trained on the rows before
     it, then learns it (the first batch is only learnt); it prints the criteria over every
@@ -261,13 +341,22 @@ def evaluate(
     """
     methods = method_names(methods)
     settings = parse_params(params)
+    if multi_target:
+        _check_multi_target(methods, threshold=threshold, tfidf=tfidf, missing=missing,
+                            stratify=stratify, batch_size=batch_size)  # fmt: skip
+    elif not quiet and declared_kind(data, data_dir) == "multi-target":
+        click.echo(
+            f"note: {data} is multi-target data: its targets are binarised here (labels); "
+            "--multi-target evaluates their classes",
+            err=True,
+        )
     if batch_size is not None:
         return _prequential(data, methods, settings, metrics, threshold, batch_size,
                             data_dir=data_dir, missing=missing, labels=labels, seed=seed,
                             as_json=as_json, quiet=quiet)  # fmt: skip
     dataset, folds = evaluation_data(
         data, cv=cv, split=split, train_test=train_test, data_dir=data_dir, variant=variant,
-        missing=missing, labels=labels,
+        missing=missing, labels=labels, multi_target=multi_target,
     )  # fmt: skip
     criteria = metric_names(metrics, dataset)
     estimators = {
@@ -281,6 +370,36 @@ def evaluate(
                        quiet=quiet or as_json)  # fmt: skip
     rows = [{"method": m, **results[dataset.name, m]} for m in estimators]
     echo_table(rows, table_columns(rows, "method"), as_json=as_json)
+
+
+#: The options that --multi-target excludes, and why.
+_NOT_MULTI_TARGET = {
+    "--threshold": "decision rules cut the scores of 0/1 labels",
+    "--tfidf/--counts": "they choose the features of text",
+    "--missing ignore": "the multi-target methods do not skip missing values",
+    "--stratify": "the folds are stratified by 0/1 labels or one class per row",
+    "--prequential": "the multi-target methods are evaluated by cross-validation only",
+}
+
+
+def _check_multi_target(methods, *, threshold, tfidf, missing, stratify, batch_size):
+    """--multi-target's methods and options, checked before any data is read."""
+    others = [m for m in methods if m not in MULTI_TARGET_METHODS]
+    if others:
+        raise click.UsageError(
+            f"--multi-target: {', '.join(others)} {'has' if len(others) == 1 else 'have'} no "
+            f"multi-target form; the methods with one: {', '.join(MULTI_TARGET_METHODS)}"
+        )
+    given = {
+        "--threshold": threshold is not None,
+        "--tfidf/--counts": tfidf is not None,
+        "--missing ignore": missing == "ignore",
+        "--stratify": stratify,
+        "--prequential": batch_size is not None,
+    }
+    for option, reason in _NOT_MULTI_TARGET.items():
+        if given[option]:
+            raise click.UsageError(f"--multi-target excludes {option}: {reason}")
 
 
 def _prequential(data, methods, settings, metrics, threshold, batch_size, *, data_dir,
@@ -329,4 +448,4 @@ def _prequential(data, methods, settings, metrics, threshold, batch_size, *, dat
     echo_table(rows, table_columns(rows, "method"), as_json=as_json)
 
 
-evaluate.help = inspect.cleandoc(evaluate.help) + "\n\n\b\n" + describe_methods()
+evaluate.help = inspect.cleandoc(evaluate.help) + "\n\n\b\n" + describe_methods(multi_target=True)

@@ -32,6 +32,13 @@ and the metrics skip. The provided split of a
 file is a training file with its test file beside it (``yeast-train.arff``,
 ``yeast-test.arff``: ``test`` for ``train`` in the name).
 
+Multi-target data (``mlnb evaluate --multi-target``, ``multi_target=True`` here): a named
+data set or an ARFF file read with a class per target, not binarised
+(``load_dataset``/``load_arff`` with ``multi_target=True``: ``Y`` holds classes and
+``Dataset.target_classes`` is set, :func:`is_multi_target`); a target value ``?`` is an
+error. :func:`declared_kind` tells a named set declared multi-target (``sf2``), whose
+default load binarises its targets.
+
 The loaders (:mod:`mlnb.datasets`, which imports scipy) and numpy are imported by the
 functions that use them, so that ``mlnb --version`` and ``--help`` do not load them.
 """
@@ -54,6 +61,8 @@ __all__ = [
     "TEXT_CORPORA",
     "TextData",
     "data_home_message",
+    "declared_kind",
+    "is_multi_target",
     "is_text",
     "join",
     "load_data",
@@ -112,6 +121,25 @@ class TextData:
 def is_text(data):
     """Whether ``data`` holds single-label documents rather than multi-label features."""
     return isinstance(data, TextData)
+
+
+def is_multi_target(data):
+    """Whether ``data`` holds a class per target (loaded with ``multi_target=True``)."""
+    return not is_text(data) and data.target_classes is not None
+
+
+def declared_kind(name, data_dir=None):
+    """The declared kind of a named data set, ``"multi-target"`` or ``"multi-label"``
+    (:func:`mlnb.datasets.dataset_kind`); None for a file, a generated set, a text corpus
+    or an unknown name."""
+    from ..datasets import dataset_kind
+
+    if name in GENERATED or name in TEXT_CORPORA or name in TEXT_ALIASES or Path(name).exists():
+        return None
+    try:
+        return dataset_kind(name, data_dir)
+    except (ValueError, FileNotFoundError):
+        return None
 
 
 def _text(corpus, name, variant, from_file):
@@ -266,18 +294,25 @@ def data_home_message(error):
     return text
 
 
-def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True, pair=False):
+def _load(
+    name, data_dir, variant, missing="error", labels=None, unlabelled=True, pair=False,
+    multi_target=False,
+):  # fmt: skip
     """One data object, or a TrainTest pair when the source provides a split.
 
     ``missing`` and ``labels``: the loaders' options (module docstring); ``unlabelled``:
     accept a file whose label values are all missing (rows to predict; ``Y`` is None);
-    ``pair``: a file given by path is read with its test file (the data's provided split).
+    ``pair``: a file given by path is read with its test file (the data's provided split);
+    ``multi_target``: a class per target (module docstring).
     """
     from ..datasets import Dataset, load_dataset, make_multilabel
     from ..datasets._text import VARIANTS
 
     if variant is not None and variant not in VARIANTS:
         raise ValueError(f"--variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
+    if multi_target and (name in GENERATED or name in TEXT_CORPORA or name in TEXT_ALIASES):
+        raise ValueError(_NOT_MULTI_TARGET.format(name=name))
+    unlabelled = unlabelled and not multi_target
     if name in GENERATED:
         _check_no_variant(variant, name)
         _check_no_labels(name, labels)
@@ -288,6 +323,9 @@ def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True
         return _text_corpus(name, data_dir, variant, labels)
     path = Path(name)
     if path.exists():
+        if multi_target:
+            _check_no_variant(variant, path.name)
+            return _multi_target_file(path, missing, labels, pair)
         return _load_path(path, variant, missing, labels, unlabelled, pair)
     if path.suffix or len(path.parts) > 1:
         raise FileNotFoundError(f"{name}: no such file")
@@ -297,8 +335,9 @@ def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True
             f"--labels: {name} is a named data set, whose label columns are known; --labels "
             "chooses the label columns of an ARFF, CSV or Parquet file given by path"
         )
+    options = _loader_options(load_dataset, missing, unlabelled)
     try:
-        return load_dataset(name, data_dir, **_loader_options(load_dataset, missing, unlabelled))
+        return load_dataset(name, data_dir, multi_target=multi_target, **options)
     except FileNotFoundError as error:
         raise FileNotFoundError(data_home_message(error)) from None
     except ValueError as error:
@@ -309,6 +348,37 @@ def _load(name, data_dir, variant, missing="error", labels=None, unlabelled=True
             f"{', '.join(GENERATED)}; text corpora: {', '.join(TEXT_CORPORA)}; ARFF data "
             "sets: see `mlnb datasets`"
         ) from None
+
+
+_NOT_MULTI_TARGET = (
+    "--multi-target: {name} is not multi-target data; --multi-target reads the classes of a "
+    "named data set (e.g. sf2) or of an ARFF file"
+)
+
+
+def _multi_target_file(path, missing, labels, pair):
+    """An ARFF file given by path read with a class per target (``load_arff(...,
+    multi_target=True)``); with ``pair``, its test file too."""
+    from ..datasets import TrainTest, load_arff
+    from ..datasets._files import is_arff, sibling_test_file
+
+    if not is_arff(path):
+        raise ValueError(_NOT_MULTI_TARGET.format(name=path.name))
+    if isinstance(labels, str) and not labels.lower().endswith(".xml"):
+        labels = [label.strip() for label in labels.split(",")]  # names a,b (as load_file)
+    options = {"labels": labels, "missing": missing, "multi_target": True}
+    if not pair:
+        return load_arff(path, **options)
+    # as load_file_pair: the file and its test file, or a full file's -train and -test files
+    stem, _, ext = path.name.partition(".")
+    for train in (path, *(path.with_name(f"{stem}{sep}train.{ext}") for sep in "-_")):
+        test = sibling_test_file(train) if train.is_file() else None
+        if test is not None:
+            return TrainTest(load_arff(train, **options), load_arff(test, **options))
+    raise ValueError(
+        f"{path}: no test file beside it (a training file named *train* with its *test* file "
+        "in the same folder)"
+    )
 
 
 def _load_path(path, variant, missing, labels, unlabelled, pair):
@@ -337,18 +407,18 @@ def _load_path(path, variant, missing, labels, unlabelled, pair):
 
 def load_data(
     name, *, data_dir=None, part="full", variant=None, missing="error", labels=None,
-    unlabelled=True,
+    unlabelled=True, multi_target=False,
 ):  # fmt: skip
     """A :class:`~mlnb.datasets.Dataset` or a :class:`TextData`, by name or path.
 
     ``part``: "full" (train and test together when the source is split), "train" or
     "test"; a source without a provided split is returned whole. ``variant``: the cleaning
     of a text corpus or file; ``missing``, ``labels``, ``unlabelled``: ARFF input (see the
-    module docstring).
+    module docstring); ``multi_target``: a class per target (see the module docstring).
     """
     from ..datasets import TrainTest
 
-    loaded = _load(name, data_dir, variant, missing, labels, unlabelled)
+    loaded = _load(name, data_dir, variant, missing, labels, unlabelled, multi_target=multi_target)
     if not isinstance(loaded, TrainTest):
         return loaded
     if part == "full":
@@ -356,16 +426,20 @@ def load_data(
     return getattr(loaded, part)
 
 
-def load_train_test(name, *, data_dir=None, variant=None, missing="error", labels=None):
+def load_train_test(
+    name, *, data_dir=None, variant=None, missing="error", labels=None, multi_target=False
+):
     """The provided ``(train, test)`` parts of a data set; ValueError if it has none.
 
     A file given by path is a training file with its test file beside it (``test`` for
-    ``train`` in its name).
+    ``train`` in its name). ``multi_target``: a class per target (module docstring).
     """
     from ..datasets import TrainTest
 
     try:
-        loaded = _load(name, data_dir, variant, missing, labels, pair=True)
+        loaded = _load(
+            name, data_dir, variant, missing, labels, pair=True, multi_target=multi_target
+        )
     except ValueError as error:
         if "no test file beside it" in str(error) or "a pair of files named" in str(error):
             raise ValueError(f"{error}; or use --cv or --split instead") from None

@@ -1,8 +1,10 @@
 """The methods the ``mlnb`` command knows, by name, and how to build them.
 
 Two kinds of method: single-label classifiers (one class per row: the text corpora) and
-multi-label methods (a set of labels per row: the ARFF data sets and the generated sets).
-Every estimator class exported by :mod:`mlnb` has at least one name here (a test checks it).
+multi-label methods (a set of labels per row: the ARFF data sets and the generated sets),
+in :data:`METHODS`. ``mlnb evaluate --multi-target`` (a class per target) gives some of the
+multi-label names their multi-target form, in :data:`MULTI_TARGET_METHODS`. Every
+estimator class exported by :mod:`mlnb` has at least one name here (a test checks it).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from numbers import Integral, Real
 
 __all__ = [
     "METHODS",
+    "MULTI_TARGET_METHODS",
     "build",
     "describe_methods",
     "estimator_class",
@@ -142,9 +145,43 @@ METHODS = {
 }
 
 
-def estimator_class(name):
-    """The class behind method ``name`` (imported on first use)."""
-    module, cls, _, _ = METHODS[name]
+# --multi-target: the multi-label names whose methods have a form for a class per target
+MULTI_TARGET_METHODS = {
+    "br": (
+        "mlnb.multitarget",
+        "MultiTargetRelevance",
+        {},
+        "class relevance: one NB per target",
+    ),
+    "cc": (
+        "mlnb.multitarget",
+        "MultiTargetChain",
+        {},
+        "chain over the targets' classes (-p inference=greedy|beam|exact)",
+    ),
+    "pcc": (
+        "mlnb.multitarget",
+        "MultiTargetChain",
+        {"inference": "beam"},
+        "chain over the targets' classes, beam search",
+    ),
+    "lp": (
+        "mlnb.multitarget",
+        "MultiTargetPowerset",
+        {},
+        "powerset: one NB over the class combinations seen",
+    ),
+}
+
+
+def _table(multi_target):
+    return MULTI_TARGET_METHODS if multi_target else METHODS
+
+
+def estimator_class(name, *, multi_target=False):
+    """The class behind method ``name`` (imported on first use); ``multi_target``: its
+    multi-target form (:data:`MULTI_TARGET_METHODS`)."""
+    module, cls, _, _ = _table(multi_target)[name]
     return getattr(importlib.import_module(module), cls)
 
 
@@ -153,8 +190,9 @@ def is_single_label(name):
     return METHODS[name][0] == SINGLE_LABEL_MODULE
 
 
-def describe_methods():
-    """The methods, grouped by kind, one ``name  description`` line each."""
+def describe_methods(*, multi_target=False):
+    """The methods, grouped by kind, one ``name  description`` line each; ``multi_target``:
+    also the multi-target forms of ``mlnb evaluate --multi-target``."""
     names = list(METHODS)
     width = max(map(len, names))
     single = [n for n in names if is_single_label(n)]
@@ -163,6 +201,9 @@ def describe_methods():
     lines += [f"  {n:{width}s}  {METHODS[n][3]}" for n in single]
     lines += ["Multi-label methods:"]
     lines += [f"  {n:{width}s}  {METHODS[n][3]}" for n in multi]
+    if multi_target:
+        lines += ["Multi-target methods (--multi-target: a class per target):"]
+        lines += [f"  {n:{width}s}  {d}" for n, (*_, d) in MULTI_TARGET_METHODS.items()]
     return "\n".join(lines)
 
 
@@ -181,17 +222,19 @@ def parse_params(pairs):
     return params
 
 
-def build(name, X=None, params=None, *, random_state=0):
+def build(name, X=None, params=None, *, random_state=0, multi_target=False):
     """The estimator called ``name``, with ``params`` (the rest at the estimator's defaults).
 
     The command adds no rule of its own: a multi-label method's event model is what the
     estimator chooses at its defaults (``events="tuned"``: by cross-validation on the
     training rows), so the command and ``Method()`` in Python give the same model. ``X`` is
-    not used (kept for the callers).
+    not used (kept for the callers). ``multi_target``: the method's multi-target form
+    (:data:`MULTI_TARGET_METHODS`).
     """
-    if name not in METHODS:
-        raise ValueError(f"unknown method {name!r}; known methods: {', '.join(METHODS)}")
-    _, _, fixed, _ = METHODS[name]
+    table = _table(multi_target)
+    if name not in table:
+        raise ValueError(f"unknown method {name!r}; known methods: {', '.join(table)}")
+    _, _, fixed, _ = table[name]
     # a (module, class) value is an inner estimator, made afresh for every build
     fixed = {
         key: getattr(importlib.import_module(value[0]), value[1])()
@@ -199,7 +242,7 @@ def build(name, X=None, params=None, *, random_state=0):
         else value
         for key, value in fixed.items()
     }
-    estimator = estimator_class(name)(**fixed)
+    estimator = estimator_class(name, multi_target=multi_target)(**fixed)
     defaults = {}
     named = bool({"events", "estimator__events"} & set(params or {}))
     if "param_grid" in estimator.get_params() and not named:

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from ._data import data_kind, loader_missing, unknown_label_cells, xy
-from ._inputs import TEXT_CORPORA, is_text, load_data
+from ._inputs import TEXT_CORPORA, is_multi_target, is_text, load_data
 from ._methods import (
     METHODS,
     build,
@@ -66,13 +66,20 @@ def _rule(threshold):
 
 
 def make_estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None, missing="error"):
-    """Method ``method`` ready for ``data``: a text pipeline for a text corpus.
+    """Method ``method`` ready for ``data``: a text pipeline for a text corpus, the
+    multi-target form for multi-target data (:func:`multi_target_estimator`).
 
     ``threshold`` (a --threshold value) sets a multi-label method's ``rule`` (or, for
     methods without one, wraps it in :class:`~mlnb.TunedThresholdsCV`, or sets the strategy
     of one that already is);
     ``missing`` (--missing) "ignore" sets the method's ``missing="ignore"``.
     """
+    if is_multi_target(data):
+        if threshold is not None or tfidf is not None or missing != "error":
+            raise ValueError(
+                "multi-target methods take no --threshold, --tfidf/--counts or --missing ignore"
+            )
+        return multi_target_estimator(method, data, settings)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; known methods: {', '.join(METHODS)}")
     single = [n for n in METHODS if is_single_label(n)]
@@ -125,6 +132,24 @@ def make_estimator(method, data, settings, *, seed=0, tfidf=None, threshold=None
         random_state=seed,
         param_grid=grid,
     )
+
+
+def multi_target_estimator(method, data, settings):
+    """The multi-target form of ``method`` (:data:`~._methods.MULTI_TARGET_METHODS`) for
+    ``data``, a :class:`~mlnb.datasets.Dataset` with a class per target.
+
+    An event-model rule (``events="auto"``, the default, or ``"weka"``) gets the data set's
+    column types (:class:`mlnb.events.Auto`): a nominal attribute is categorical, whatever
+    its codes, as ``Auto`` makes it for a DataFrame's categorical columns.
+    """
+    from ..events import Auto
+    from ..events.auto import RULES
+
+    events = settings.get("events", "auto")
+    if isinstance(events, str) and events in RULES:
+        types = {"column_types": data.column_types, "n_categories": data.n_categories}
+        settings = {**settings, "events": Auto(events, **types)}
+    return build(method, data.X, settings, multi_target=True)
 
 
 def _with_missing(settings, missing, method):

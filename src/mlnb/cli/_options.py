@@ -14,6 +14,7 @@ from ._terminal import Failure
 
 __all__ = [
     "METRIC_SET_NAMES",
+    "PER_TARGET_ACCURACY",
     "data_dir_option",
     "json_option",
     "labels_option",
@@ -240,6 +241,11 @@ stratify_option = click.option(
 # Names of the multi-label criteria sets shown in help and errors.
 METRIC_SET_NAMES = ("dynamic_chains", "naibx", "ranking", "extreme")
 
+#: The --metrics name of the per-target accuracy of multi-target data: one value per target
+#: (:func:`mlnb.metrics.multi_target_accuracy`), a column ``acc_<target>`` each; the
+#: command's own name, as the metric registry holds scalar criteria only.
+PER_TARGET_ACCURACY = "mt_accuracy"
+
 
 def threshold_words():
     """--threshold words: "tuned" lets TunedThresholdsCV choose among the rules."""
@@ -257,11 +263,13 @@ def _metrics_value(ctx, param, values):
         raise click.BadParameter("give at least one metric or set name", ctx, param)
     from ..metrics import METRIC_SETS, METRICS
 
-    unknown = [n for n in names if n not in METRICS and n not in METRIC_SETS]
+    known = {*METRICS, *METRIC_SETS, PER_TARGET_ACCURACY}
+    unknown = [n for n in names if n not in known]
     if unknown:
+        metrics = sorted({*METRICS, PER_TARGET_ACCURACY})
         raise click.BadParameter(
             f"unknown metric or set {', '.join(map(repr, unknown))}; sets: "
-            f"{', '.join(METRIC_SET_NAMES)}; metrics: {', '.join(sorted(METRICS))}",
+            f"{', '.join(METRIC_SET_NAMES)}; metrics: {', '.join(metrics)}",
             ctx,
             param,
         )
@@ -299,9 +307,11 @@ def metrics_help():
         "sets dynamic_chains (the default), naibx, ranking (coverage, ranking loss, LRAP, "
         "one-error, macro/micro ROC AUC and average precision of the label scores, log loss "
         "of the probabilities), or names such as micro_f1, macro_f1, hamming, "
-        "label_ranking_loss (all: mlnb.metrics.METRICS). Text corpora: "
-        + ", ".join(get_metric_set("text"))
-        + "."
+        "label_ranking_loss (all: mlnb.metrics.METRICS). Multi-target data (evaluate "
+        "--multi-target): the set multi_target ("
+        + ", ".join(get_metric_set("multi_target"))
+        + f") and {PER_TARGET_ACCURACY} (the accuracy of each target, a column acc_<target> "
+        "each), all by default. Text corpora: " + ", ".join(get_metric_set("text")) + "."
     )
 
 

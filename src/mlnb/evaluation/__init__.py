@@ -3,8 +3,9 @@
 - :func:`cross_validate`: k-fold or holdout runs of any ``fit``/``predict`` estimator,
   the criteria of :mod:`mlnb.metrics` per fold plus T_train and T_test (seconds);
   optional iterative stratification of multi-label targets; ranking criteria of label
-  scores; a :class:`DegeneratePredictionWarning` when a model predicts no label or almost
-  every label out of fold.
+  scores; multi-target class matrices scored by the ``"multi_target"`` criteria; a
+  :class:`DegeneratePredictionWarning` when a model predicts no label or almost every
+  label out of fold.
 - :func:`compare`: average ranks, Friedman and Iman-Davenport tests, Nemenyi post-hoc test
   and critical difference, Wilcoxon signed-rank and paired t-tests with Holm's correction
   (Demsar 2006); tables as Markdown, LaTeX and CSV; critical-difference diagram and radar

@@ -11,6 +11,10 @@ with :func:`mlnb.selection.label_scores` (``decision_function``, else
 ``predict_log_odds``, else the log-odds of ``predict_proba``), and ``predict_proba`` for
 the log loss.  A fold whose 0/1 predictions hold no label at all, or almost every label,
 while the truth does not, is reported by one :class:`DegeneratePredictionWarning` per run.
+
+Multi-target runs (a class per target, e.g. :class:`mlnb.MultiTargetChain`) ask for
+criteria of task ``"multi_target"`` only (e.g. ``metrics="multi_target"``): ``Y`` is then
+an n x L matrix of classes, scored as classes (no 0/1 checks, no stratification).
 """
 
 from __future__ import annotations
@@ -258,10 +262,26 @@ def _choice(estimator):
     return ", ".join(words) or "the estimator as given"
 
 
-def _check_metrics(metrics, multilabel, estimator):
-    """The metrics that ``estimator`` can be scored by; ValueError before any fit."""
-    task = "multilabel" if multilabel else "single_label"
-    allowed = ("multilabel", "multilabel_scores") if multilabel else ("single_label",)
+_ALLOWED = {
+    "multilabel": ("multilabel", "multilabel_scores"),
+    "single_label": ("single_label",),
+    "multi_target": ("multi_target",),
+}
+
+
+def _target_kind(metrics, multilabel):
+    """What ``Y`` holds: "single_label" (1-D), "multi_target" (a matrix scored by metrics
+    all of task "multi_target": classes per target) or "multilabel" (any other matrix)."""
+    if not multilabel:
+        return "single_label"
+    multi_target = all(m.task == "multi_target" for m in metrics.values())
+    return "multi_target" if multi_target else "multilabel"
+
+
+def _check_metrics(metrics, task, estimator):
+    """The metrics that ``estimator`` can be scored by on ``task`` targets (see
+    :func:`_target_kind`); ValueError before any fit."""
+    allowed = _ALLOWED[task]
     wrong = [n for n, m in metrics.items() if m.task not in allowed]
     if wrong:
         raise ValueError(f"metrics {wrong} do not score {task} targets.")
@@ -349,6 +369,9 @@ def cross_validate(
         metrics with ranking ones (``"ranking"``, task ``"multilabel_scores"``), which
         score :func:`mlnb.selection.label_scores` (``log_loss``: ``predict_proba``; it
         is skipped, with a warning, for an estimator without ``predict_proba``).
+        Metrics all of task ``"multi_target"`` (e.g. ``"multi_target"``) score a matrix
+        ``Y`` as classes per target (multi-target estimators), without stratification
+        or the degenerate-prediction check.
     random_state : int, RandomState or None, default=None
         Seed of the splits: the same seed gives the same folds (and, for a deterministic
         estimator, the same scores).  The estimator's own randomness is its own
@@ -390,7 +413,14 @@ def cross_validate(
         raise ValueError(f"Y must be a 1-D class vector or a 2-D indicator matrix, got {Y!r}.")
     if metrics is None:
         metrics = "dynamic_chains" if multilabel else "single_label"
-    metrics = _check_metrics(get_metrics(metrics), multilabel, estimator)
+    metrics = get_metrics(metrics)
+    task = _target_kind(metrics, multilabel)
+    if task == "multi_target" and stratify is not None:
+        raise ValueError(
+            f"stratify={stratify!r} stratifies 0/1 labels or one class vector; multi-target "
+            "classes are not stratified: give stratify=None"
+        )
+    metrics = _check_metrics(metrics, task, estimator)
     n = _n_samples(X)
     if _n_samples(Y) != n:
         raise ValueError(f"X and Y must have the same number of rows, got {n} and {_n_samples(Y)}.")
@@ -405,7 +435,7 @@ def cross_validate(
         if progress is not None:
             progress(len(results), len(splits))
     scores = {name: np.array([r[0][name] for r in results]) for name in metrics}
-    if multilabel:
+    if task == "multilabel":
         message = _degenerate_message(estimator, [r[4] for r in results])
         if message is not None:
             warnings.warn(message, DegeneratePredictionWarning, stacklevel=2)
