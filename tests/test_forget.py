@@ -66,6 +66,7 @@ def _rows(seed, n=60, n_features=6, n_labels=3):
     rng = np.random.default_rng(seed)
     Y = (rng.random((n, n_labels)) < 0.45).astype(int)
     X = rng.poisson(1.0 + 2.0 * Y @ rng.random((n_labels, n_features))).astype(float)
+    X = np.minimum(X, 15)  # CategoricalNB's codes 0..15 (max_categories=16)
     return X, Y, rng
 
 

@@ -20,12 +20,13 @@ library's).
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..base.validation import COUNT
 from ..events.categorical import check_pseudo_count
 from ._base import MultiTargetNB
 
@@ -96,7 +97,7 @@ class MultiTargetChain(MultiTargetNB):
         "parent_alpha": [Interval(Real, 0, None, closed="left")],
         "order": ["array-like", None],
         "inference": [StrOptions({"greedy", "beam", "exact"})],
-        "beam_width": [Interval(Integral, 1, None, closed="left")],
+        "beam_width": [COUNT],
     }
     _uses_pairs = True
 
