@@ -2,6 +2,7 @@
 sample weights, input checks and their place in the metric registry."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn import metrics as skm
 
@@ -203,10 +204,14 @@ def test_errors_name_the_argument(name):
         f(np.zeros((0, 2)), np.zeros((0, 2)))
     with pytest.raises(ValueError, match="at least one row and one output"):
         f(np.zeros((2, 0)), np.zeros((2, 0)))
-    with pytest.raises(ValueError, match=r"different kinds \(number and str"):
+    with pytest.raises(ValueError, match=r"different kinds in output 0 \(number and str"):
         f(Y, Y.astype(str))
-    with pytest.raises(ValueError, match=r"different kinds \(bytes and str"):
+    with pytest.raises(ValueError, match=r"different kinds in output 0 \(str and bytes"):
         f(Y.astype(str), Y.astype(bytes))
+    # a pandas frame's strings are objects: read by their values' types, output by output
+    strings = pd.DataFrame({"a": ["0", "1"], "b": ["x", "y"]})
+    with pytest.raises(ValueError, match=r"different kinds in output 0 \(str and number"):
+        f(strings, np.array([[0, 0], [1, 1]]))
 
 
 @pytest.mark.parametrize("name", list(MT))

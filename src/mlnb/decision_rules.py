@@ -599,8 +599,11 @@ RULES = {
 
 
 def make_rule(spec):
-    """A rule object from a name of :data:`RULES` or a rule (unchanged)."""
-    if isinstance(spec, _Rule):
+    """A rule object from a name of :data:`RULES` or a rule (unchanged: one of this
+    module's, or any object with ``fit(scores, Y)`` and ``predict(scores)``)."""
+    if isinstance(spec, _Rule) or (
+        callable(getattr(spec, "fit", None)) and callable(getattr(spec, "predict", None))
+    ):
         return spec
     if isinstance(spec, str) and spec in RULES:
         return RULES[spec]()

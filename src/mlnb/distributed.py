@@ -181,7 +181,10 @@ def _class_valued_outputs(estimator):
 
 
 def _output_classes(y):
-    """Every output's sorted classes of a 2-D ``y`` (one pass over a Dask collection)."""
+    """Every output's sorted classes of a 2-D ``y`` (one pass over a Dask collection); of
+    a 1-D ``y`` (one output), its classes."""
+    if np.ndim(y) == 1 or (_is_dask_frame(y) and getattr(y, "ndim", 2) == 1):
+        return _unique(y) if dask.is_dask_collection(y) else np.unique(np.asarray(y))
     if not dask.is_dask_collection(y):
         return [np.unique(column) for column in np.asarray(y).T]
     if _is_dask_frame(y):

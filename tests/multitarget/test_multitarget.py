@@ -368,3 +368,64 @@ def test_scikit_learn_checks(name, estimator):
         results = check_estimator(estimator, on_skip=None, on_fail=None)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert not failed, failed
+
+
+# ---- edge cases a user meets ----------------------------------------------------------------
+def test_one_output_through_dask_and_fold_subtraction(client):
+    da = pytest.importorskip("dask.array")
+    from mlnb import distributed
+
+    X, Y = categorical_data(7, n=60)
+    for cls in MODELS:
+        whole = cls(events="multinomial").fit(X, Y[:, 0])
+        parts = distributed.fit(
+            cls(events="multinomial"), da.from_array(X, chunks=(20, 5)), da.from_array(Y[:, 0], 20)
+        )
+        np.testing.assert_allclose(parts.predict_proba(X), whole.predict_proba(X), rtol=1e-12)
+        engine = FoldStatistics(
+            cls(events="multinomial"), X, Y[:, 0], [np.arange(60) % 2 == k for k in (0, 1)]
+        )
+        fold = engine.full_model()
+        assert fold.predict(X).shape == (60,)
+        np.testing.assert_allclose(fold.predict_proba(X), whole.predict_proba(X), rtol=1e-12)
+
+
+def test_powerset_marginals_stay_finite_far_from_the_data():
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(5.0, 1.0, (200, 3)), rng.integers(0, 3, (200, 2))
+    model = MultiTargetPowerset(events="gaussian").fit(X, Y)
+    far = np.array([[150.0, 5.0, 5.0]])
+    for j, block in enumerate(model.predict_log_proba(far)):
+        assert np.all(np.isfinite(block))  # exp would underflow: the sums are in log space
+        joint = model._joint_log_likelihood(far)
+        joint = joint - np.logaddexp.reduce(joint, axis=1, keepdims=True)
+        expected = [np.logaddexp.reduce(joint[0, model.combinations_[:, j] == c]) for c in range(3)]
+        np.testing.assert_allclose(block[0], expected, rtol=1e-12)
+
+
+def test_missing_and_mixed_cells_and_emptied_powerset_are_clear_errors():
+    import pandas as pd
+
+    X = np.ones((4, 2))
+    with pytest.raises(ValueError, match=r"missing cell \(row 1, output 0\)"):
+        MultiTargetRelevance().fit(X, pd.DataFrame({"a": ["x", None, "x", "y"], "b": [1, 2, 1, 2]}))
+    with pytest.raises(ValueError, match="output 0 of y mixes classes of types int, str"):
+        MultiTargetRelevance().fit(X, np.array([[1, 0], ["a", 1], [1, 0], [2, 1]], dtype=object))
+    model = MultiTargetPowerset(events="multinomial").fit(X, [[0, 1], [1, 0], [0, 0], [1, 1]])
+    with pytest.raises(ValueError, match="no row is left"):
+        model.forget(X, [[0, 1], [1, 0], [0, 0], [1, 1]])
+    with pytest.raises(ValueError, match="order must be a permutation"):
+        MultiTargetChain(order=[1.0, 0.0]).fit(X, [[0, 1], [1, 0], [0, 0], [1, 1]])
+
+
+def test_cross_validate_scores_multi_target_criteria_by_default():
+    from mlnb.evaluation import cross_validate
+
+    X, Y = categorical_data(8, n=60)
+    result = cross_validate(MultiTargetChain(events="categorical"), X, Y, cv=3, random_state=0)
+    assert set(result.scores) == {
+        "mt_exact_match",
+        "mt_hamming_score",
+        "mt_hamming_loss",
+        "mt_zero_one_loss",
+    }

@@ -364,8 +364,9 @@ def cross_validate(
         as is (it receives ``Y`` as given).
     metrics : str or list of str, default=None
         Names of :data:`mlnb.metrics.METRICS` or of :data:`mlnb.metrics.METRIC_SETS`;
-        default ``"dynamic_chains"`` (the 11 losses) for multi-label ``Y`` and
-        ``"single_label"`` for a 1-D ``Y``.  Multi-label ``Y`` may mix 0/1 prediction
+        default ``"dynamic_chains"`` (the 11 losses) for multi-label ``Y``,
+        ``"single_label"`` for a 1-D ``Y`` and ``"multi_target"`` for an estimator of
+        class-valued outputs (:mod:`mlnb.multitarget`).  Multi-label ``Y`` may mix 0/1 prediction
         metrics with ranking ones (``"ranking"``, task ``"multilabel_scores"``), which
         score :func:`mlnb.selection.label_scores` (``log_loss``: ``predict_proba``; it
         is skipped, with a warning, for an estimator without ``predict_proba``).
@@ -411,7 +412,9 @@ def cross_validate(
     multilabel = sp.issparse(Y) or np.ndim(Y) == 2
     if not multilabel and np.ndim(Y) != 1:
         raise ValueError(f"Y must be a 1-D class vector or a 2-D indicator matrix, got {Y!r}.")
-    if metrics is None:
+    if metrics is None and callable(getattr(estimator, "target_classes", None)):
+        metrics = "multi_target"  # class-valued outputs (mlnb.multitarget)
+    elif metrics is None:
         metrics = "dynamic_chains" if multilabel else "single_label"
     metrics = get_metrics(metrics)
     task = _target_kind(metrics, multilabel)

@@ -112,6 +112,19 @@ def _check_weights(sample_weight, n_samples):
     return w
 
 
+def _column_kinds(Y):
+    """The kind of every column's values ("str", "bytes", "number"; None: mixed or other).
+    An object column (a pandas frame's strings) is read by the types of its distinct
+    values."""
+    if Y.dtype.kind != "O":
+        return [_KIND_OF_VALUE.get(Y.dtype.kind)] * Y.shape[1]
+    kinds = []
+    for column in Y.T:  # outputs are few; their distinct values too
+        found = {_KIND_OF_VALUE.get(np.asarray(v).dtype.kind) for v in set(column.tolist())}
+        kinds.append(found.pop() if len(found) == 1 else None)
+    return kinds
+
+
 def _correct(Y_true, Y_pred, sample_weight):
     """The n x L boolean matrix of right cells, and the checked row weights."""
     Y_true = _as_matrix(Y_true, "Y_true")
@@ -125,13 +138,13 @@ def _correct(Y_true, Y_pred, sample_weight):
         raise ValueError(
             f"Y_true and Y_pred must have at least one row and one output, got {Y_true.shape}."
         )
-    kinds = {_KIND_OF_VALUE.get(Y.dtype.kind) for Y in (Y_true, Y_pred)}
-    if None not in kinds and len(kinds) > 1:
-        raise ValueError(
-            f"Y_true and Y_pred hold class values of different kinds ({' and '.join(sorted(kinds))}"
-            f"; dtypes {Y_true.dtype} and {Y_pred.dtype}), which are never equal; encode both "
-            "alike."
-        )
+    for j, kinds in enumerate(zip(_column_kinds(Y_true), _column_kinds(Y_pred), strict=True)):
+        if None not in kinds and kinds[0] != kinds[1]:
+            raise ValueError(
+                f"Y_true and Y_pred hold class values of different kinds in output {j} "
+                f"({' and '.join(kinds)}; dtypes {Y_true.dtype} and {Y_pred.dtype}), which "
+                "are never equal; encode both alike."
+            )
     try:
         correct = np.asarray(Y_true == Y_pred, dtype=bool)
     except TypeError as error:  # dtypes without an equality loop

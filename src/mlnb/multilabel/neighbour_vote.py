@@ -381,8 +381,15 @@ class BRkNN(_NeighbourVote):
     def _choose_k(self, X, Y):
         """``n_neighbors_``: as given, or chosen by cross-validation."""
         if self.n_neighbors != "auto":
-            most = X.shape[0] if self.rule is None else X.shape[0] - 1  # leave-one-out
-            self.n_neighbors_ = _neighbour_count(self.n_neighbors, most, X.shape[0])
+            if self.rule is None:
+                self.n_neighbors_ = _neighbour_count(self.n_neighbors, X.shape[0], X.shape[0])
+                return
+            try:  # the rule scores each training row from its k nearest *other* rows
+                self.n_neighbors_ = _neighbour_count(self.n_neighbors, X.shape[0] - 1, X.shape[0])
+            except ValueError as error:
+                raise ValueError(
+                    f"{error} (rule= is fitted to each training row's k nearest other rows)"
+                ) from None
             return
         folds, groups, most = self._folds(X)
         if most < 1:

@@ -32,7 +32,13 @@ from ..events.auto import Auto, estimator_events
 from ..events.categorical import check_pseudo_count
 from ..metrics import multi_target_exact_match
 from ..stats import GroupStats, NamedStats
-from ._targets import check_targets, one_hot_targets, output_classes, target_codes
+from ._targets import (
+    as_output_list,
+    check_targets,
+    one_hot_targets,
+    output_classes,
+    target_codes,
+)
 
 __all__ = ["MultiTargetNB", "segment_log_normalise"]
 
@@ -205,7 +211,12 @@ class MultiTargetNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
         """Add the statistics of a model of the same kind fitted on other rows (in place;
         returns self): ``a.fit(X1, Y1).merge(b.fit(X2, Y2))`` equals a fit on both, when
         both know the same classes (``partial_fit(..., classes=...)``)."""
-        check_mergeable(self, other, "classes_", "n_features_in_")
+        check_mergeable(self, other, "n_features_in_")
+        if not same_params(self._output_classes(), other._output_classes()):
+            raise ValueError(
+                f"classes_ differ: {self.classes_!r} and {other.classes_!r}; fit the models of "
+                "the partitions with partial_fit(..., classes=every output's classes)"
+            )
         if not same_params(self.events_, other.events_):
             raise ValueError(
                 f"the two models chose different event models ({self.events_!r} and "
@@ -240,10 +251,12 @@ class MultiTargetNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
         return (type(self).__name__, self.event_model().statistics_key())
 
     def target_classes(self, y):
-        """Every output's sorted classes in ``y``: what :meth:`batch_statistics` and
-        :meth:`from_statistics` take as ``classes``, so that batches align."""
-        Y, _ = check_targets(y, np.shape(y)[0], caller=type(self).__name__)
-        return output_classes(Y)
+        """Every output's sorted classes in ``y`` (a list; for a 1-D ``y``, one array, as
+        ``classes_``): what :meth:`batch_statistics` and :meth:`from_statistics` take as
+        ``classes``, so that batches align."""
+        Y, outputs_2d = check_targets(y, np.shape(y)[0], caller=type(self).__name__)
+        classes = output_classes(Y)
+        return classes if outputs_2d else classes[0]
 
     def batch_statistics(self, X, y, *, classes=None, sample_weight=None):
         """The statistics of a batch of rows; nothing is fitted.
@@ -253,17 +266,18 @@ class MultiTargetNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
         """
         X = validate_rows(self, X)
         Y, _ = check_targets(y, X.shape[0], caller=type(self).__name__)
-        classes = output_classes(Y) if classes is None else classes
+        classes = output_classes(Y) if classes is None else as_output_list(classes)[0]
         return self._statistics(self.event_model(), X, Y, classes, sample_weight)
 
     def from_statistics(self, stats, *, classes, n_features=None):
         """Make this estimator the model of statistics (from :meth:`batch_statistics`,
-        merged or subtracted) with every output's ``classes``; returns self."""
+        merged or subtracted) with every output's ``classes`` (a list; one array: one output,
+        a 1-D ``y``, as :meth:`target_classes` gives them); returns self."""
         events = self.event_model()
         features = stats["features"]
         self.n_features_in_ = features.n_features if n_features is None else n_features
-        self.outputs_2d_ = True
-        self._install([np.asarray(c) for c in classes], stats, events)
+        classes, self.outputs_2d_ = as_output_list(classes)
+        self._install(classes, stats, events)
         return self
 
     # ---- prediction ---------------------------------------------------------------------

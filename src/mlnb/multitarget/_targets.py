@@ -12,7 +12,17 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["check_targets", "one_hot_targets", "output_classes", "target_codes"]
+__all__ = ["as_output_list", "check_targets", "one_hot_targets", "output_classes", "target_codes"]
+
+
+def as_output_list(classes):
+    """``(every output's classes as a list, whether they are of several outputs)``: a list
+    of 1-D array-likes is one per output; a 1-D array-like of classes is one output's."""
+    several = not isinstance(classes, np.ndarray) or classes.dtype == object
+    several = several and len(classes) > 0 and all(np.ndim(c) == 1 for c in classes)
+    if several:
+        return [np.unique(np.asarray(c)) for c in classes], True
+    return [np.unique(np.asarray(classes))], False
 
 
 def check_targets(y, n_samples, *, caller):
@@ -36,6 +46,14 @@ def check_targets(y, n_samples, *, caller):
         raise ValueError(f"{caller}: X has {n_samples} rows but y has {Y.shape[0]}")
     if Y.shape[1] == 0:
         raise ValueError(f"{caller}: y has no output (0 columns)")
+    if Y.dtype.kind == "O":
+        missing = np.array([v is None or v != v for v in Y.ravel().tolist()]).reshape(Y.shape)
+        if missing.any():
+            row, output = np.argwhere(missing)[0]
+            raise ValueError(
+                f"{caller}: y holds a missing cell (row {row}, output {output}); every cell "
+                "must be a class"
+            )
     if Y.dtype.kind == "f":
         if not np.isfinite(Y).all():
             raise ValueError(f"{caller}: y holds NaN or infinity; every cell must be a class")
@@ -50,8 +68,15 @@ def check_targets(y, n_samples, *, caller):
 def output_classes(Y):
     """The sorted classes of every output (a list of 1-D arrays)."""
     classes = []
-    for column in Y.T:  # one np.unique per output: outputs are few
-        values = np.unique(column)
+    for j, column in enumerate(Y.T):  # one np.unique per output: outputs are few
+        try:
+            values = np.unique(column)
+        except TypeError:
+            kinds = sorted({type(v).__name__ for v in column.tolist()})
+            raise ValueError(
+                f"output {j} of y mixes classes of types {', '.join(kinds)}, which cannot be "
+                "sorted: give each output classes of one type"
+            ) from None
         if values.dtype == object:  # a column of one type gets that type's dtype
             typed = np.array(values.tolist())
             values = typed if typed.dtype != object else values

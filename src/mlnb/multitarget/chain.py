@@ -124,7 +124,11 @@ class MultiTargetChain(MultiTargetNB):
 
     def _check_hyper_parameters(self, n_outputs):
         order = np.arange(n_outputs) if self.order is None else np.asarray(self.order)
-        if order.ndim != 1 or not np.array_equal(np.sort(order), np.arange(n_outputs)):
+        if (
+            order.ndim != 1
+            or order.dtype.kind not in "iu"
+            or not np.array_equal(np.sort(order), np.arange(n_outputs))
+        ):
             raise ValueError(
                 f"order must be a permutation of the {n_outputs} outputs' indices; got "
                 f"{self.order!r}"
@@ -181,7 +185,12 @@ class MultiTargetChain(MultiTargetNB):
             conditional = _conditional(blocks[j], self._tables(j), self.order_[:place], assigned)
             k = conditional.shape[2]
             candidates = (total[:, :, None] + conditional).reshape(n, -1)
-            kept = np.argsort(-candidates, axis=1, kind="stable")[:, :width]
+            if place == m - 1 or width == 1:  # only the best assignment is wanted
+                kept = np.argmax(candidates, axis=1)[:, None]  # the first of equal ones
+            elif candidates.shape[1] <= width:  # every assignment is kept (exact)
+                kept = np.broadcast_to(np.arange(candidates.shape[1]), candidates.shape)
+            else:
+                kept = np.argsort(-candidates, axis=1, kind="stable")[:, :width]
             assigned = np.take_along_axis(assigned, (kept // k)[:, :, None], axis=1)
             assigned[:, :, j] = kept % k
             total = np.take_along_axis(candidates, kept, axis=1)

@@ -12,10 +12,9 @@ subtract (:class:`CombinationStats`); a combination whose rows are all forgotten
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils.validation import _check_sample_weight
 
-from ..events.categorical import check_pseudo_count
+from ..events.categorical import check_pseudo_count, log_sum_exp_rows
 from ..stats import GroupStats, NamedStats, one_hot
 from ._base import MultiTargetNB
 from ._targets import target_codes
@@ -110,6 +109,11 @@ class MultiTargetPowerset(MultiTargetNB):
     def _install(self, classes, stats, events):
         features = stats["features"]
         seen = features.count > 0
+        if not seen.any():
+            raise ValueError(
+                f"{type(self).__name__}: no row is left (every row forgotten, or of weight 0): "
+                "there is no combination to predict"
+            )
         if not seen.all():  # combinations whose rows were all forgotten
             groups = features.groups[seen]
             features = features.select_groups(seen)
@@ -133,15 +137,20 @@ class MultiTargetPowerset(MultiTargetNB):
         return self.combinations_[joint.argmax(axis=1)]
 
     def _log_posteriors(self, joint):
-        """Each output's marginal ``log P(y_j = c | x)``: the posteriors of the
-        combinations summed by the class they give each output."""
-        posterior = np.exp(joint - joint.max(axis=1, keepdims=True))
-        posterior /= posterior.sum(axis=1, keepdims=True)
-        n_combinations, n_outputs = self.combinations_.shape
-        columns = (self.combinations_ + self.offsets_[:-1]).ravel()
-        holds = sp.csr_matrix(
-            (np.ones(columns.size), columns, np.arange(0, columns.size + 1, n_outputs)),
-            shape=(n_combinations, self.offsets_[-1]),
-        )
-        with np.errstate(divide="ignore"):
-            return np.log(np.asarray(holds.T.dot(posterior.T).T))
+        """Each output's marginal ``log P(y_j = c | x)``: the log-sum-exp of the
+        combinations' log posteriors, grouped by the class they give output j (in log space:
+        a marginal far below the others stays finite)."""
+        log_posterior = joint - log_sum_exp_rows(joint)
+        out = np.full((joint.shape[0], self.offsets_[-1]), -np.inf)
+        for j in range(self.n_outputs_):  # outputs are few; each is one grouped reduction
+            codes = self.combinations_[:, j]
+            order = np.argsort(codes, kind="stable")
+            present, starts = np.unique(codes[order], return_index=True)
+            block = log_posterior[:, order]
+            largest = np.maximum.reduceat(block, starts, axis=1)
+            safe = np.where(np.isfinite(largest), largest, 0.0)
+            spread = np.repeat(safe, np.diff(np.append(starts, len(order))), axis=1)
+            with np.errstate(divide="ignore"):
+                total = np.log(np.add.reduceat(np.exp(block - spread), starts, axis=1))
+            out[:, self.offsets_[j] + present] = safe + total
+        return out
