@@ -151,6 +151,36 @@ def _smoothed(tables, s):
     return prior, log_1 - log_0
 
 
+def _cell_counts(Y, counts, ks):
+    """The rows with and without each label l whose ``ks[i]`` nearest hold l j times, for
+    every k: two (K, 1, L, max k + 1) arrays (``counts[i]``: the rows' counts for ``ks[i]``)."""
+    n_labels, width = Y.shape[1], max(ks) + 1
+    cells = (np.arange(len(ks))[:, None, None] * n_labels + np.arange(n_labels)) * width
+    cells = (cells + counts).ravel()
+    size = len(ks) * n_labels * width
+    every = np.bincount(cells, minlength=size)
+    holds = np.bincount(cells, weights=np.broadcast_to(Y, counts.shape).ravel(), minlength=size)
+    shape = (len(ks), 1, n_labels, width)
+    return holds.reshape(shape), (every - holds).reshape(shape)
+
+
+def _every_k_and_s(Y, counts, ks, ss):
+    """:func:`_smoothed` of :func:`_count_tables` for every k of ``ks`` (``counts[i]``: the
+    rows' label counts among their ``ks[i]`` nearest) and every s of ``ss`` at once: the
+    log prior odds (S, L) and log likelihood ratios (K, S, L, max k + 1), entries beyond
+    a k's own k + 1 unused."""
+    n = Y.shape[0]
+    c1, c0 = _cell_counts(Y, counts, ks)
+    s = np.asarray(ss, dtype=float)
+    positives = Y.sum(axis=0)
+    prior = np.log(s[:, None] + positives) - np.log(s[:, None] + (n - positives))
+    s = s[None, :, None, None]
+    k = np.asarray(ks, dtype=float)[:, None, None, None]
+    log_1 = np.log(s + c1) - np.log(s * (k + 1) + c1.sum(axis=3, keepdims=True))
+    log_0 = np.log(s + c0) - np.log(s * (k + 1) + c0.sum(axis=3, keepdims=True))
+    return prior, log_1 - log_0
+
+
 def _hamming_score(truth, labels):
     """Minus the Hamming loss: the criterion the posterior's arg max decides for."""
     return -float(np.mean(truth != labels))
@@ -276,16 +306,17 @@ class MLkNN(_NeighbourVote):
         lists = nearest_rows_by_group(X, groups, max(ks))
         # Hamming loss of every (k, s), k then s, summed over the folds; each k's count
         # tables serve every s, whose log odds come from one gather (s, test rows, L)
+        # Hamming loss of every (k, s) on every fold. A test cell's decision depends on its
+        # label l and count j only: the errors are those of the (k, s, l, j) decisions
+        # weighed by how many test rows fall in each (l, j) cell with and without l
         loss = np.zeros((len(ks), len(ss)))
-        labels, smoothings = np.arange(Y.shape[1]), np.asarray(ss, dtype=float)
         for g, (train, test) in enumerate(folds):
-            truth, known = Y[test].astype(bool), Y[train]
-            counts = _label_counts(Y, lists[g], upto=ks)
-            for i, (k, count) in enumerate(zip(ks, counts, strict=True)):
-                prior, ratio = _smoothed(_count_tables(known, count[train], k), smoothings)
-                cells = labels * (k + 1) + count[test]  # (test rows, L) flat (l, j)
-                odds = prior[:, None, :] + ratio.reshape(len(ss), -1)[:, cells]
-                loss[i] += ((odds > 0) != truth).mean(axis=(1, 2))
+            counts = np.stack(_label_counts(Y, lists[g], upto=ks))  # (k, rows, L)
+            prior, ratio = _every_k_and_s(Y[train], counts[:, train], ks, ss)
+            with_l, without_l = _cell_counts(Y[test], counts[:, test], ks)
+            decided = prior[None, :, :, None] + ratio > 0  # (k, s, L, j)
+            wrong = np.where(decided, without_l, with_l).sum(axis=(2, 3))
+            loss += wrong / (len(test) * Y.shape[1])
         i, j = np.unravel_index(int(np.argmin(loss)), loss.shape)  # ties: smaller k, then s
         self.n_neighbors_, self.smoothing_ = ks[i], ss[j]
         return lists[-1][:, : ks[i]]
