@@ -156,12 +156,10 @@ def _cell_counts(Y, counts, ks):
     every k: two (K, 1, L, max k + 1) arrays (``counts[i]``: the rows' counts for ``ks[i]``)."""
     n_labels, width = Y.shape[1], max(ks) + 1
     cells = (np.arange(len(ks))[:, None, None] * n_labels + np.arange(n_labels)) * width
-    cells = (cells + counts).ravel()
-    size = len(ks) * n_labels * width
-    every = np.bincount(cells, minlength=size)
-    holds = np.bincount(cells, weights=np.broadcast_to(Y, counts.shape).ravel(), minlength=size)
-    shape = (len(ks), 1, n_labels, width)
-    return holds.reshape(shape), (every - holds).reshape(shape)
+    cells = 2 * (cells + counts) + Y  # (k, l, j, holds l): one integer count
+    tally = np.bincount(cells.ravel(), minlength=2 * len(ks) * n_labels * width)
+    tally = tally.reshape(len(ks), 1, n_labels, width, 2).astype(float)
+    return tally[..., 1], tally[..., 0]
 
 
 def _every_k_and_s(Y, counts, ks, ss):
