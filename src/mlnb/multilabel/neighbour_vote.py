@@ -217,7 +217,8 @@ class MLkNN(_NeighbourVote):
         None: the paper's arg max (log posterior odds above 0). A rule name of
         :data:`mlnb.decision_rules.RULES` (``"scut"``, ``"pcut"``, ...) or a rule object:
         fitted to the training rows' leave-one-out log odds, and applied to
-        ``decision_function``.
+        ``decision_function``. With ``"auto"`` k and s, they are chosen for the paper's cut
+        first.
     random_state : int, RandomState or None, default=None
         The folds of the "auto" choices.
 
@@ -355,7 +356,8 @@ class BRkNN(_NeighbourVote):
     rule : str, decision rule or None, default=None
         None: the confidence cut (and ``extension``). A rule name or object (see
         :class:`MLkNN`): fitted to the training rows' leave-one-out ``decision_function``
-        and applied to it; ``extension`` must then be None.
+        and applied to it; ``extension`` must then be None. With ``"auto"`` k, k is chosen
+        for the confidence cut first.
     random_state : int, RandomState or None, default=None
         The folds of the "auto" choice.
 
