@@ -123,32 +123,10 @@ def _label_counts(Y, neighbours, upto=None):
 
 def _count_model(Y, counts, k, s):
     """ML-kNN's log prior odds (L,) and log likelihood ratios (L, k + 1) from the rows'
-    labels and their neighbours' label counts (Zhang and Zhou 2007, with smoothing s)."""
-    return _smoothed(_count_tables(Y, counts, k), s)
-
-
-def _count_tables(Y, counts, k):
-    """``(n, positives, c1, c0)``: rows, rows with each label, and ``c1[l, j]`` /
-    ``c0[l, j]``, the rows with / without l whose neighbours hold l j times."""
-    n, n_labels = Y.shape
-    cell = (np.arange(n_labels) * (k + 1) + counts).ravel()  # flat (l, j) cells
-    size = n_labels * (k + 1)
-    every = np.bincount(cell, minlength=size)
-    c1 = np.bincount(cell, weights=Y.ravel(), minlength=size)  # no masked copies
-    return n, Y.sum(axis=0), c1.reshape(n_labels, k + 1), (every - c1).reshape(n_labels, k + 1)
-
-
-def _smoothed(tables, s):
-    """The log prior odds (L,) and log likelihood ratios (L, k + 1) of
-    :func:`_count_tables`' counts; for an array of S smoothings, (S, L) and (S, L, k + 1)."""
-    n, positives, c1, c0 = tables
-    k = c1.shape[1] - 1
-    s = np.asarray(s, dtype=float)
-    prior = np.log(s[..., None] + positives) - np.log(s[..., None] + (n - positives))
-    s = s[..., None, None]
-    log_1 = np.log(s + c1) - np.log(s * (k + 1) + c1.sum(axis=1, keepdims=True))
-    log_0 = np.log(s + c0) - np.log(s * (k + 1) + c0.sum(axis=1, keepdims=True))
-    return prior, log_1 - log_0
+    labels and their neighbours' label counts (Zhang and Zhou 2007, with smoothing s):
+    :func:`_every_k_and_s` of one k and one s."""
+    prior, ratio = _every_k_and_s(Y, counts[None], (k,), (s,))
+    return prior[0], ratio[0, 0]
 
 
 def _cell_counts(Y, counts, ks):
@@ -163,10 +141,11 @@ def _cell_counts(Y, counts, ks):
 
 
 def _every_k_and_s(Y, counts, ks, ss):
-    """:func:`_smoothed` of :func:`_count_tables` for every k of ``ks`` (``counts[i]``: the
-    rows' label counts among their ``ks[i]`` nearest) and every s of ``ss`` at once: the
-    log prior odds (S, L) and log likelihood ratios (K, S, L, max k + 1), entries beyond
-    a k's own k + 1 unused."""
+    """ML-kNN's smoothed frequencies (Zhang and Zhou 2007) for every k of ``ks``
+    (``counts[i]``: the rows' label counts among their ``ks[i]`` nearest) and every s of
+    ``ss`` at once: the log prior odds (S, L), ``log P(H1) - log P(H0)``, and the log
+    likelihood ratios (K, S, L, max k + 1), ``log P(C = j | H1) - log P(C = j | H0)``;
+    entries beyond a k's own k + 1 unused."""
     n = Y.shape[0]
     c1, c0 = _cell_counts(Y, counts, ks)
     s = np.asarray(ss, dtype=float)
