@@ -29,7 +29,7 @@ def check_pseudo_count(alpha, name="prior_alpha"):
 
 
 def log_categorical(count, total, n_values, alpha):
-    """``log((N_v + alpha) / (N + K alpha))`` elementwise (arrays broadcast).
+    """``log((N_v + alpha) / (N + K alpha))`` elementwise (arrays broadcast, ``K`` too).
 
     With ``alpha = 0`` and nothing observed (``N = 0``) the estimate is 0/0; its limit as
     alpha goes to 0, the uniform ``1 / K``, is used. A value never seen gets ``-inf`` when
@@ -41,7 +41,7 @@ def log_categorical(count, total, n_values, alpha):
     >>> np.exp(log_categorical(np.array([3.0, 1.0, 0.0]), 4.0, 3, 1.0))
     array([0.57142857, 0.28571429, 0.14285714])
     """
-    n_values = max(int(n_values), 1)
+    n_values = np.maximum(np.asarray(n_values, dtype=float), 1)
     count, total = np.asarray(count, dtype=float), np.asarray(total, dtype=float)
     denominator = total + n_values * alpha
     with np.errstate(divide="ignore", invalid="ignore"):

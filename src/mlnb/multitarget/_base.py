@@ -29,7 +29,7 @@ from ..base.state import atomic, check_mergeable, same_params
 from ..base.validation import validate_rows
 from ..events import EventModel
 from ..events.auto import Auto, estimator_events
-from ..events.categorical import check_pseudo_count
+from ..events.categorical import check_pseudo_count, log_categorical
 from ..metrics import multi_target_exact_match
 from ..stats import GroupStats, NamedStats
 from ._targets import (
@@ -196,11 +196,9 @@ class MultiTargetNB(UnitTestParams, Registered, ClassifierMixin, BaseEstimator):
         self.params_ = events.estimate(features)
         self.class_count_ = features.count
         alpha = check_pseudo_count(self.prior_alpha)
-        per_group = np.repeat(sizes, sizes)
-        denominator = features.total_count + per_group * alpha
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_prior = np.log(features.count + alpha) - np.log(denominator)
-        self.class_log_prior_ = np.where(denominator == 0, -np.log(per_group), log_prior)
+        self.class_log_prior_ = log_categorical(
+            features.count, features.total_count, np.repeat(sizes, sizes), alpha
+        )
         if self._uses_pairs:
             self._install_pairs(stats["pairs"], sizes)
 

@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..base.validation import COUNT
-from ..events.categorical import check_pseudo_count
+from ..events.categorical import check_pseudo_count, log_categorical
 from ._base import MultiTargetNB
 
 __all__ = ["MAX_EXACT", "MultiTargetChain"]
@@ -136,12 +136,9 @@ class MultiTargetChain(MultiTargetNB):
 
     def _install_pairs(self, pairs, sizes):
         alpha = check_pseudo_count(self.parent_alpha, "parent_alpha")
-        per_group = np.repeat(sizes, sizes)
-        count = pairs.count[:, None]
-        denominator = count + alpha * per_group[None, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            table = np.log(pairs.sums + alpha) - np.log(denominator)
-        self.parent_log_prob_ = np.where(denominator == 0, -np.log(per_group)[None, :], table)
+        self.parent_log_prob_ = log_categorical(
+            pairs.sums, pairs.count[:, None], np.repeat(sizes, sizes)[None, :], alpha
+        )
         n_outputs = len(sizes)
         self.order_ = np.arange(n_outputs) if self.order is None else np.asarray(self.order)
 

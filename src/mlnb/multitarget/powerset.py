@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import _check_sample_weight
 
-from ..events.categorical import check_pseudo_count, log_sum_exp_rows
+from ..events.categorical import check_pseudo_count, log_categorical, log_sum_exp_rows
 from ..stats import GroupStats, NamedStats, one_hot
 from ._base import MultiTargetNB
 from ._targets import target_codes
@@ -128,9 +128,8 @@ class MultiTargetPowerset(MultiTargetNB):
         self.params_ = events.estimate(features)
         self.class_count_ = features.count
         alpha = check_pseudo_count(self.prior_alpha)
-        n_combinations = len(features.count)
-        self.class_log_prior_ = np.log(features.count + alpha) - np.log(
-            features.total_count + n_combinations * alpha
+        self.class_log_prior_ = log_categorical(
+            features.count, features.total_count, len(features.count), alpha
         )
 
     def _codes(self, joint):
