@@ -40,19 +40,26 @@ from ._targets import (
     target_codes,
 )
 
-__all__ = ["MultiTargetNB", "segment_log_normalise"]
+__all__ = ["MultiTargetNB", "segment_log_normalise", "segment_log_sum_exp"]
+
+
+def segment_log_sum_exp(values, offsets):
+    """The row-wise logsumexp of every block of columns ``offsets[j]:offsets[j + 1]``
+    (``offsets`` increasing, from 0 to the number of columns), shape (n_rows, n_blocks);
+    a block of ``-inf`` only gives ``-inf``."""
+    starts = offsets[:-1]
+    largest = np.maximum.reduceat(values, starts, axis=1)
+    largest = np.where(np.isfinite(largest), largest, 0.0)
+    block = np.repeat(np.arange(len(starts)), np.diff(offsets))
+    with np.errstate(divide="ignore"):
+        return largest + np.log(np.add.reduceat(np.exp(values - largest[:, block]), starts, axis=1))
 
 
 def segment_log_normalise(joint, offsets):
     """Each block of columns ``offsets[j]:offsets[j + 1]`` of ``joint`` minus its row-wise
     logsumexp: ``log P(y_j = c | x)`` from ``log P(x, y_j = c)``, every output at once."""
-    starts = offsets[:-1]
-    largest = np.maximum.reduceat(joint, starts, axis=1)
-    largest = np.where(np.isfinite(largest), largest, 0.0)
-    block = np.repeat(np.arange(len(starts)), np.diff(offsets))
-    with np.errstate(divide="ignore"):
-        total = np.log(np.add.reduceat(np.exp(joint - largest[:, block]), starts, axis=1))
-    return joint - (largest + total)[:, block]
+    block = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    return joint - segment_log_sum_exp(joint, offsets)[:, block]
 
 
 def _stacked(columns):

@@ -16,7 +16,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 from ..events.categorical import check_pseudo_count, log_categorical, log_sum_exp_rows
 from ..stats import GroupStats, NamedStats, one_hot
-from ._base import MultiTargetNB
+from ._base import MultiTargetNB, segment_log_sum_exp
 from ._targets import target_codes
 
 __all__ = ["CombinationStats", "MultiTargetPowerset"]
@@ -145,11 +145,8 @@ class MultiTargetPowerset(MultiTargetNB):
             codes = self.combinations_[:, j]
             order = np.argsort(codes, kind="stable")
             present, starts = np.unique(codes[order], return_index=True)
-            block = log_posterior[:, order]
-            largest = np.maximum.reduceat(block, starts, axis=1)
-            safe = np.where(np.isfinite(largest), largest, 0.0)
-            spread = np.repeat(safe, np.diff(np.append(starts, len(order))), axis=1)
-            with np.errstate(divide="ignore"):
-                total = np.log(np.add.reduceat(np.exp(block - spread), starts, axis=1))
-            out[:, self.offsets_[j] + present] = safe + total
+            offsets = np.append(starts, len(order))
+            out[:, self.offsets_[j] + present] = segment_log_sum_exp(
+                log_posterior[:, order], offsets
+            )
         return out
