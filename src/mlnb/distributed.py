@@ -180,13 +180,14 @@ def _class_valued_outputs(estimator):
     return callable(getattr(estimator, "target_classes", None))
 
 
-def _output_classes(y):
+def _output_classes(estimator, y):
     """Every output's sorted classes of a 2-D ``y`` (one pass over a Dask collection); of
-    a 1-D ``y`` (one output), its classes."""
-    if np.ndim(y) == 1 or (_is_dask_frame(y) and getattr(y, "ndim", 2) == 1):
-        return _unique(y) if dask.is_dask_collection(y) else np.unique(np.asarray(y))
+    a 1-D ``y`` (one output), its classes. In memory, the estimator's own
+    ``target_classes``."""
     if not dask.is_dask_collection(y):
-        return [np.unique(column) for column in np.asarray(y).T]
+        return estimator.target_classes(y)
+    if getattr(y, "ndim", 2) == 1:
+        return _unique(y)
     if _is_dask_frame(y):
         found = dask.compute(*[y.iloc[:, j].unique() for j in range(y.shape[1])])
     else:
@@ -288,7 +289,7 @@ def fit_delayed(estimator, X, y=None, *, classes=None, sample_weight=None, split
         )
     kwargs = {}
     if _class_valued_outputs(estimator):
-        kwargs["classes"] = _output_classes(y) if classes is None else list(classes)
+        kwargs["classes"] = _output_classes(estimator, y) if classes is None else list(classes)
     elif takes_classes(estimator):
         if classes is not None:
             kwargs["classes"] = np.unique(np.asarray(classes))
