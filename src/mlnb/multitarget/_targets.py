@@ -47,7 +47,7 @@ def check_targets(y, n_samples, *, caller):
     if Y.shape[1] == 0:
         raise ValueError(f"{caller}: y has no output (0 columns)")
     if Y.dtype.kind == "O":
-        missing = np.array([v is None or v != v for v in Y.ravel().tolist()]).reshape(Y.shape)
+        missing = np.not_equal(Y, Y).astype(bool) | np.equal(Y, None).astype(bool)  # NaN, None
         if missing.any():
             row, output = np.argwhere(missing)[0]
             raise ValueError(
