@@ -167,13 +167,19 @@ def test_auto_chooses_as_refitting_every_setting_on_every_fold(seed, sparse):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.booleans())
 def test_compiled_neighbour_lists_equal_the_numpy_reference(seed, n_groups, sparse):
-    """Integer-grid rows (many equal distances): the lists of every fold and of all."""
+    """Integer-grid rows (many equal distances): the lists of every fold and of all. Up
+    to 200 rows and mostly small k, so that the kernel's sampled cut (which needs more
+    than 64 columns and a k small beside them) and its retry without the cut both run;
+    the folds either interleaved or in blocks (a row's nearest then crowd into one)."""
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(n_groups + 3, 40))
-    X = rng.integers(0, 3, size=(n, 2)).astype(float)
+    n = int(rng.integers(n_groups + 3, 200))
+    X = rng.integers(0, 3 + int(rng.integers(0, 20)), size=(n, 2)).astype(float)
     X = sp.csr_matrix(X) if sparse else X
     groups = np.arange(n) % n_groups
-    k = int(rng.integers(1, n - int(np.bincount(groups).max())))
+    if rng.random() < 0.5:
+        groups = np.sort(groups)
+    most = n - 1 - int(np.bincount(groups).max())
+    k = int(rng.integers(1, min(most, 25 if rng.random() < 0.8 else most) + 1))
     outputs = []
     for compiled in (False, True):
         with _compiled.using(compiled):
