@@ -19,6 +19,14 @@ neighbour; with ``ignore_first_neighbours=1`` the first neighbour is dropped for
 rows too. The table gives the share of test label cells on which each mode agrees with
 mlnb, and with mlnb made to count each training row among its own neighbours (the first
 mode's rule, emulated here from mlnb's parts).
+
+``--tuning`` times instead what choosing k and s costs: ``MLkNN(n_neighbors="auto",
+smoothing="auto")`` (3 folds, k of 1-20, s of 0.1-2: the folds' neighbour lists of the
+largest k serve every smaller k) against one fit at the defaults, on the training split,
+the two alternating in one process with one thread, best of ``--repeat`` (CPU time of the
+thread, which a shared machine's other jobs disturb least)::
+
+    python benchmarks/bench_mlknn.py --tuning --datasets yeast enron medical scene emotions
 """
 
 from __future__ import annotations
@@ -50,13 +58,12 @@ def fit_predict(library, X, Y, X_test):
 
         return mlnb.MLkNN(n_neighbors=10, smoothing=1.0, scale=False).fit(X, Y).predict(X_test)
     if library == "mlnb-self":  # each training row counted among its own neighbours
+        from mlnb.multilabel._count_model import count_model, label_counts, log_odds
         from mlnb.multilabel._neighbour_lists import nearest_rows
-        from mlnb.multilabel.neighbour_vote import _count_model, _label_counts, _log_odds
 
-        counts = _label_counts(Y, nearest_rows(X, X, 10))
-        prior, ratio = _count_model(Y, counts, 10, 1.0)
-        test_counts = _label_counts(Y, nearest_rows(X_test, X, 10))
-        return (_log_odds(prior, ratio, test_counts) > 0).astype(int)
+        prior, ratio = count_model(Y, nearest_rows(X, X, 10), 1.0)
+        test_counts = label_counts(Y, nearest_rows(X_test, X, 10))
+        return (log_odds(prior, ratio, test_counts) > 0).astype(int)
     from skmultilearn.adapt import MLkNN
 
     ignore = 1 if library == "skml-ng-ignore-first" else 0
@@ -75,6 +82,28 @@ def worker(library, name, out):
     print(f"{seconds:.4f}")
 
 
+def tuning(name, repeat):
+    """Best-of-``repeat`` thread CPU seconds of one default fit and of the tuned fit."""
+    import mlnb
+
+    X, Y, _ = load(name)
+    plain = mlnb.MLkNN()
+    tuned = mlnb.MLkNN(n_neighbors="auto", smoothing="auto", random_state=0)
+    plain.fit(X, Y), tuned.fit(X, Y)  # warm-up: compilation, caches
+    times = np.zeros((repeat, 2))
+    for i in range(repeat):
+        for j, model in enumerate((plain, tuned)):
+            start = time.thread_time()
+            model.fit(X, Y)
+            times[i, j] = time.thread_time() - start
+    return times.min(axis=0), (tuned.n_neighbors_, tuned.smoothing_)
+
+
+def tuning_worker(name, repeat):
+    (plain, tuned), chosen = tuning(name, int(repeat))
+    print(f"{plain:.6f} {tuned:.6f} {chosen[0]} {chosen[1]}")
+
+
 def run(library, name, out, extra_path):
     path = os.pathsep.join(p for p in (extra_path, os.environ.get("PYTHONPATH", "")) if p)
     environment = dict(os.environ, PYTHONPATH=path, OPENBLAS_NUM_THREADS="1",
@@ -88,11 +117,19 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     parser.add_argument("--skmultilearn-ng", default="", help="folder it is installed in")
+    parser.add_argument("--tuning", action="store_true", help="auto k and s against a fit")
+    parser.add_argument("--repeat", type=int, default=21, help="--tuning: best of")
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--tuning-worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         return worker(*args.worker)
+    if args.tuning_worker:
+        return tuning_worker(*args.tuning_worker)
     from _machine import cpu_name
+
+    if args.tuning:
+        return print_tuning(args.datasets, args.repeat, cpu_name())
 
     print(f"{cpu_name()}; one BLAS thread per process; fit + predict, k = 10, s = 1")
     print("| set | train x features, labels | test | mlnb s | skml-ng s | mlnb speed-up "
@@ -112,6 +149,26 @@ def main(argv=None):
                 f"{np.mean(itself == default):.4f} |",
                 flush=True,
             )
+
+
+def print_tuning(names, repeat, cpu):
+    print(f"{cpu}; one thread; MLkNN() fit against MLkNN(n_neighbors='auto', "
+          f"smoothing='auto'), best of {repeat}, thread CPU time")  # fmt: skip
+    print("| set | train x features, labels | one fit ms | auto ms | ratio | chosen k, s |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+                       MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1")  # fmt: skip
+    for name in names:
+        command = [sys.executable, __file__, "--tuning-worker", name, str(repeat)]
+        done = subprocess.run(command, env=environment, check=True, capture_output=True, text=True)
+        plain, tuned, k, s = done.stdout.split()
+        plain, tuned = float(plain), float(tuned)
+        X, Y, _ = load(name)
+        print(
+            f"| {name} | {X.shape[0]} x {X.shape[1]}, {Y.shape[1]} | {plain * 1e3:.2f} | "
+            f"{tuned * 1e3:.2f} | {tuned / plain:.2f}x | {k}, {s} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

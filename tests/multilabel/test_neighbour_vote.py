@@ -14,8 +14,19 @@ from hypothesis import strategies as st
 
 from mlnb import BRkNN, MLkNN, _compiled
 from mlnb.multilabel._neighbour_lists import nearest_rows, nearest_rows_by_group
-from mlnb.multilabel._neighbourhood import three_folds
-from mlnb.multilabel.neighbour_vote import NEIGHBOURS, SMOOTHING
+from mlnb.multilabel.neighbour_vote import NEIGHBOURS, SMOOTHING, fold_of_rows
+
+
+def _folds(fold):
+    """(train, test) rows of each of the folds numbered in ``fold``."""
+    return [(np.flatnonzero(fold != g), np.flatnonzero(fold == g)) for g in range(fold.max() + 1)]
+
+
+def test_the_folds_are_a_random_third_each():
+    fold = fold_of_rows(1000, 0)
+    assert np.bincount(fold).tolist() == [334, 333, 333]
+    assert not np.array_equal(fold, fold_of_rows(1000, 1))  # drawn, not fixed
+    assert 0.2 < np.mean(fold[:500] == 0) < 0.45  # not in blocks
 
 
 def reference_neighbours(x, points, k, skip=None):
@@ -149,7 +160,7 @@ def test_auto_chooses_as_refitting_every_setting_on_every_fold(seed, sparse):
     fit_X = sp.csr_matrix(X) if sparse else X
     model = MLkNN(n_neighbors="auto", smoothing="auto", scale=False, random_state=seed % 1000)
     model.fit(fit_X, Y)
-    folds = three_folds(X, np.random.RandomState(seed % 1000))
+    folds = _folds(fold_of_rows(n, seed % 1000))
     best, chosen = -np.inf, None
     for k in NEIGHBOURS:
         for s in SMOOTHING:
@@ -203,7 +214,7 @@ def test_brknn_auto_chooses_as_refitting_every_k_on_every_fold(seed, extension):
     Y = (rng.random((n, 4)) < 0.4).astype(int)
     model = BRkNN(n_neighbors="auto", extension=extension, scale=False, random_state=seed % 1000)
     model.fit(X, Y)
-    folds = three_folds(X, np.random.RandomState(seed % 1000))
+    folds = _folds(fold_of_rows(n, seed % 1000))
     scores = [
         -sum(
             np.mean(
