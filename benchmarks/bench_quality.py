@@ -18,7 +18,7 @@ The cases:
   estimator has one: ``BinaryRelevance()``, ``ClassifierChain()``,
   ``EnsembleClassifierChains()``, ``NaiBX()``, ``IMLNB()``, ``DynamicChain()``,
   ``DynamicChainEnsemble()``, ``OOCC()``, ``GeneticChainEnsemble()``, ``MLkNN()``,
-  ``BRkNN()`` and, on sets of at most 30 labels, ``LabelPowerset()``. The
+  ``BRkNN()``, ``IBLRML()`` and, on sets of at most 30 labels, ``LabelPowerset()``. The
   additive ones (BR, CC, NaiBX, iMLNB) default to ``events="tuned", rule="tuned"``: their
   fit chooses the event model, smoothing and decision rule by cross-validation on the
   training part, and the time includes that search. After the timed runs, a fitted default
@@ -278,6 +278,7 @@ def mlnb_defaults(n_labels):
         "GA": mlnb.GeneticChainEnsemble,
         "MLkNN": mlnb.MLkNN,
         "BRkNN": mlnb.BRkNN,
+        "IBLR-ML": mlnb.IBLRML,
     }
     if n_labels <= LP_MAX_LABELS:
         classes["LP"] = mlnb.LabelPowerset

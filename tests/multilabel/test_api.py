@@ -24,6 +24,7 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import check_estimator
 
 from mlnb import (
+    IBLRML,
     OOCC,
     BaggedBinaryRelevance,
     BRkNN,
@@ -127,7 +128,7 @@ def expected_failures(estimator):
         del failures["check_estimators_partial_fit_n_features"]
     if "max_iter" in estimator.get_params():  # else the check does not apply and passes
         failures["check_non_transformer_estimators_n_iter"] = _MULTICLASS_TARGETS
-    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble, MLkNN, BRkNN)):
+    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble, MLkNN, BRkNN, IBLRML)):
         refused = (
             "sample_weight is refused with a TypeError that gives the reason (unweighted "
             "neighbour votes / validation F1), which the check does not expect"
@@ -231,7 +232,7 @@ def test_input_forms_agree(estimator, data):
 
 
 @pytest.mark.parametrize(
-    "estimator", [KNNChain(), OOCC(), GeneticChainEnsemble(), MLkNN(), BRkNN()], ids=str
+    "estimator", [KNNChain(), OOCC(), GeneticChainEnsemble(), MLkNN(), BRkNN(), IBLRML()], ids=str
 )
 def test_unweighted_methods_refuse_sample_weight_with_the_reason(estimator, data):
     X, Y = data
@@ -241,7 +242,7 @@ def test_unweighted_methods_refuse_sample_weight_with_the_reason(estimator, data
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=ids)
 def test_sample_weight_forms_and_integer_weights(estimator, data):
-    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble, MLkNN, BRkNN)):
+    if isinstance(estimator, (KNNChain, OOCC, GeneticChainEnsemble, MLkNN, BRkNN, IBLRML)):
         pytest.skip("nearest neighbours and the validated order searches take no weights")
     X, Y = data
     weights = np.random.default_rng(0).integers(1, 4, len(Y))

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mlnb import BRkNN, MLkNN, _compiled
+from mlnb import IBLRML, BRkNN, MLkNN, _compiled
 from mlnb.multilabel._neighbour_lists import nearest_rows, nearest_rows_by_group
 from mlnb.multilabel.neighbour_vote import NEIGHBOURS, SMOOTHING, fold_of_rows
 
@@ -274,3 +274,77 @@ def test_a_rule_beats_the_papers_cut_on_emotions_and_excludes_an_extension(share
         assert f1_score(test.Y, ruled, average="micro") > f1_score(test.Y, plain, average="micro")
     with pytest.raises(ValueError, match="extension='a' and rule='scut' both decide"):
         BRkNN(extension="a", rule="scut").fit(train.X, train.Y)
+
+
+def reference_iblr(X, Y, X_test, k, C):
+    """IBLR-ML's log-odds (Cheng and Hüllermeier 2009): per label, a logistic regression on
+    the training rows' leave-one-out label shares, applied to the test rows' shares."""
+    from sklearn.linear_model import LogisticRegression
+
+    n = len(X)
+    shares = np.array([Y[reference_neighbours(X[i], X, k, skip=i)].mean(axis=0) for i in range(n)])
+    test = np.array([Y[reference_neighbours(x, X, k)].mean(axis=0) for x in X_test])
+    odds = np.zeros((len(X_test), Y.shape[1]))
+    for label in range(Y.shape[1]):
+        positives = Y[:, label].sum()
+        if positives in (0, n):
+            odds[:, label] = np.log((positives + 0.5) / (n - positives + 0.5))
+            continue
+        model = LogisticRegression(C=C, max_iter=1000).fit(shares, Y[:, label])
+        odds[:, label] = model.decision_function(test)
+    return odds
+
+
+@settings(max_examples=30, deadline=None)
+@given(problems(), st.sampled_from([0.3, 1.0, 20.0]), st.booleans())
+def test_iblr_ml_equals_a_regression_per_label_on_the_shares(problem, C, sparse):
+    X, Y, X_test, k = problem[:4]
+    Y[:, 0] = 0  # a label no training row holds: its smoothed log-odds, no regression
+    fit_X = sp.csr_matrix(X) if sparse else X
+    model = IBLRML(n_neighbors=k, C=C, scale=False).fit(fit_X, Y)
+    expected = reference_iblr(X, Y, X_test, k, C)
+    np.testing.assert_allclose(model.decision_function(X_test), expected, rtol=1e-5, atol=1e-5)
+    assert np.all(model.coef_[0] == 0)
+    decided = np.abs(expected) > 1e-4  # away from the cut, where the solvers may differ
+    np.testing.assert_array_equal(model.predict(X_test)[decided], (expected > 0)[decided])
+
+
+def test_iblr_ml_learns_a_dependency_between_labels():
+    """Label 1 is held exactly where label 0 is absent: label 1's model weighs label 0's
+    share negatively (what binary relevance on the shares could not use)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    Y = np.column_stack([X[:, 0] > 0, X[:, 0] <= 0]).astype(int)
+    model = IBLRML(n_neighbors=7).fit(X, Y)
+    assert model.coef_[1, 0] < 0 < model.coef_[1, 1]
+    assert np.mean(model.predict(X) == Y) > 0.9
+
+
+@settings(max_examples=20, deadline=None)
+@given(problems(), st.sampled_from(["scut", "pcut", "mcut"]))
+def test_iblr_ml_rule_is_fitted_to_the_training_log_odds(problem, rule):
+    from mlnb.decision_rules import make_rule
+
+    X, Y, X_test, k = problem
+    model = IBLRML(n_neighbors=k, scale=False, rule=rule).fit(X, Y)
+    shares = np.array(
+        [Y[reference_neighbours(X[i], X, k, skip=i)].mean(axis=0) for i in range(len(X))]
+    )
+    training = np.asarray(sp.csr_matrix(shares) @ model.coef_.T) + model.intercept_  # as fitted
+    scores = model.decision_function(X_test)
+    same_rule(model.rule_, make_rule(rule).fit(training, Y), scores)
+    np.testing.assert_array_equal(model.predict(X_test), model.rule_.predict(scores))
+
+
+def test_iblr_ml_reports_unconverged_regressions_once(monkeypatch):
+    from sklearn.exceptions import ConvergenceWarning
+
+    from mlnb.datasets import make_multilabel
+    from mlnb.multilabel import neighbour_vote
+
+    monkeypatch.setattr(neighbour_vote, "MAX_ITER", 1)
+    X, Y = make_multilabel(150, 5, 3, random_state=0)
+    with pytest.warns(ConvergenceWarning) as caught:
+        IBLRML(n_neighbors=5, C=100.0).fit(X, Y)
+    assert len(caught) == 1
+    assert "labels [0, 1, 2] stopped at 1 iterations" in str(caught[0].message)

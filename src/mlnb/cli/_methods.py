@@ -100,6 +100,12 @@ METHODS = {
     "brknn": ("mlnb.multilabel", "BRkNN", {}, "BR-kNN: share of the k nearest rows per label"),
     "brknn-a": ("mlnb.multilabel", "BRkNN", {"extension": "a"}, "BR-kNN-a: at least one label"),
     "brknn-b": ("mlnb.multilabel", "BRkNN", {"extension": "b"}, "BR-kNN-b: neighbours' set size"),
+    "iblr-ml": (
+        "mlnb.multilabel",
+        "IBLRML",
+        {},
+        "IBLR-ML: logistic regression on the k nearest rows' label shares",
+    ),
     "ecc-pre": (
         "mlnb.multilabel",
         "DynamicChainEnsemble",

@@ -23,7 +23,7 @@ from .ensemble import EnsembleClassifierChains
 from .imlnb import IMLNB
 from .knn_chain import KNNChain
 from .naibx import CascadeSteps, NaiBX
-from .neighbour_vote import BRkNN, MLkNN
+from .neighbour_vote import IBLRML, BRkNN, MLkNN
 from .order_ensembles import OOCC, GeneticChainEnsemble
 from .powerset import LabelPowerset, RAkEL
 
@@ -40,6 +40,7 @@ __all__ = [
     "DynamicChainEnsemble",
     "EnsembleClassifierChains",
     "GeneticChainEnsemble",
+    "IBLRML",
     "IMLNB",
     "KNNChain",
     "LabelPowerset",
