@@ -39,7 +39,7 @@ def make(cls):
 
 
 def test_the_estimators_are_all_listed():
-    assert len(ESTIMATORS) == 15
+    assert len(ESTIMATORS) == 16
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
