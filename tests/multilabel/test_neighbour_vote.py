@@ -1,9 +1,10 @@
-"""ML-kNN and BR-kNN against references written here from the papers' definitions.
+"""ML-kNN, BR-kNN and IBLR-ML against references written here from the papers' definitions.
 
 ML-kNN (Zhang and Zhou 2007): priors, leave-one-out count tables and posteriors, row by row
 and label by label in plain Python. BR-kNN (Spyromitros, Tsoumakas and Vlahavas 2008): the
-neighbours' shares and the extensions -a and -b. Neighbours by exact distance, ties to the
-lowest index: inputs on a small integer grid make ties common.
+neighbours' shares and the extensions -a and -b. IBLR-ML (Cheng and Hüllermeier 2009): a
+scikit-learn logistic regression per label on the reference neighbours' shares. Neighbours
+by exact distance, ties to the lowest index: inputs on a small integer grid make ties common.
 """
 
 import numpy as np
@@ -148,6 +149,56 @@ def test_too_many_neighbours_is_a_clear_error(cls, most):
     cls(n_neighbors=most).fit(X, Y)
 
 
+@pytest.mark.parametrize("cls", [MLkNN, BRkNN])
+def test_auto_on_too_few_rows_for_three_folds_is_a_clear_error(cls):
+    X, Y = np.arange(4.0).reshape(2, 2), np.eye(2, dtype=int)
+    with pytest.raises(ValueError, match=r'\("auto"\) needs at least 3 training rows; got 2'):
+        cls(n_neighbors="auto").fit(X, Y)
+    cls(n_neighbors="auto").fit(np.vstack([X, X[:1]]), np.vstack([Y, Y[:1]]))
+
+
+def _adversarial_distances(kind, n):
+    """Rows whose k nearest defeat a sampled cut: crowded into fold 0 of ``np.arange(n) %
+    3`` (every other fold's list then reaches past the first prefix), all equal, or
+    growing or shrinking with the column index."""
+    rng = np.random.default_rng(0)
+    if kind == "crowded":
+        return rng.random((n, n)) + 10.0 * (np.arange(n) % 3 != 0)
+    if kind == "equal":
+        return np.full((n, n), 5.0)
+    ramp = np.arange(n, dtype=float) if kind == "growing" else np.arange(n, 0.0, -1)
+    return np.tile(ramp, (n, 1))
+
+
+@pytest.mark.parametrize("kind", ["crowded", "equal", "growing", "shrinking"])
+@pytest.mark.parametrize("k", [1, 20, 64])
+def test_the_compiled_lists_equal_the_reference_where_a_sampled_cut_fails(kind, k):
+    from mlnb.multilabel._neighbour_lists import _block_lists
+
+    n = 300
+    groups = np.arange(n) % 3
+    outputs = []
+    for compiled in (False, True):
+        with _compiled.using(compiled):
+            outputs.append(
+                (
+                    _block_lists(_adversarial_distances(kind, n), 0, groups, k, True),
+                    _block_lists(_adversarial_distances(kind, n), 0, None, k, False),
+                )
+            )
+    for reference, compiled in zip(*outputs, strict=True):
+        np.testing.assert_array_equal(compiled, reference)
+
+
+def test_the_lists_kernel_refuses_a_k_beyond_its_columns():
+    from mlnb.multilabel._neighbour_lists import _block_lists_kernel
+
+    if not _compiled.enabled():
+        pytest.skip("the compiled kernels are off")
+    with pytest.raises(ValueError, match="k exceeds the columns"):
+        _block_lists_kernel(np.array([[0.0, 1.0, 2.0]]), 0, np.full(3, -1), 0, 5, False)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.booleans())
 def test_auto_chooses_as_refitting_every_setting_on_every_fold(seed, sparse):
@@ -290,8 +341,8 @@ def reference_iblr(X, Y, X_test, k, C):
         if positives in (0, n):
             odds[:, label] = np.log((positives + 0.5) / (n - positives + 0.5))
             continue
-        model = LogisticRegression(C=C, max_iter=1000).fit(shares, Y[:, label])
-        odds[:, label] = model.decision_function(test)
+        model = LogisticRegression(C=C, max_iter=1000).fit(sp.csr_matrix(shares), Y[:, label])
+        odds[:, label] = model.decision_function(sp.csr_matrix(test))
     return odds
 
 

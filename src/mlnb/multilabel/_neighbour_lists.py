@@ -111,9 +111,13 @@ def nearest_rows_by_group(X, groups, k, *, budget=1 << 24):
 def _block_lists(distances, start, groups, k, leave_one_out):
     """The lists of a block of rows (row i of the block is row ``start + i``): for every
     group g (``groups`` of the columns, or None for none), the k nearest columns outside g,
-    then the k nearest of all; shape (G + 1, rows, k), each ordered by (distance, index)."""
+    then the k nearest of all; shape (G + 1, rows, k), each ordered by (distance, index).
+    Compiled for k up to ``max(64, columns / 16)``: the kernel's prefix is kept by insertion,
+    whose cost grows with k squared, and numpy's partitions are faster beyond (2,000
+    columns: k = 100, 7.7 ms against 13.5 ms for 300 rows; k = 400, 45 ms against 25 ms)."""
     n_groups = 0 if groups is None else int(groups.max()) + 1
-    if _compiled.enabled() and distances.dtype == np.float64:
+    small_k = k <= max(64, distances.shape[1] // 16)
+    if _compiled.enabled() and distances.dtype == np.float64 and small_k:
         column_groups = np.full(distances.shape[1], -1) if groups is None else groups
         return _block_lists_kernel(
             distances, start, column_groups.astype(np.intp), n_groups, k, leave_one_out
@@ -219,8 +223,10 @@ def _block_lists_kernel(distances, start, groups, n_groups, k, leave_one_out):
             enough = filled >= k
             for g in range(n_groups):
                 enough &= filled - counts[g] >= k
-            if enough or (tau == np.inf and size >= n):  # (the callers check k)
+            if enough:
                 break
+            if tau == np.inf and size >= n:  # every column taken: k too large
+                raise ValueError("k exceeds the columns a neighbour list chooses from")
             tau = np.inf
             if filled == size:
                 size = min(2 * size, n)

@@ -25,7 +25,8 @@ Ties between labels go to the lowest label index (Mulan draws them at random).
 neighbours' label shares: l's log-odds are ``w0 + sum_j a_j v_j``, where ``v_j`` is the share
 of the k nearest rows holding label j, every label's share entering every label's model, so
 that the label dependencies are learnt (their eq. 5, with the shares Mulan uses for the
-paper's sums of +-1 votes: an affine change of the features that an intercept absorbs). A
+paper's sums of +-1 votes: an affine change of the features, which the intercept absorbs
+but which changes how strongly the L2 penalty weighs; see ``C``). A
 training row's shares are taken among its k nearest *other* rows, as ML-kNN's counts.
 
 All three search neighbours exactly (:func:`~._neighbour_lists.nearest_rows`: squared
@@ -69,12 +70,13 @@ NEIGHBOURS = (1, 3, 5, 7, 10, 15, 20)
 SMOOTHING = (0.1, 0.5, 1.0, 2.0)
 #: The iteration cap of IBLR-ML's regressions.
 MAX_ITER = 1000
-#: The ``rule`` values both estimators take: a rule's name, a rule object, or None.
+#: The ``rule`` values the three estimators take: a rule's name, a rule object, or None.
 RULE_CONSTRAINT = [StrOptions(set(RULES)), HasMethods(["fit", "predict"]), None]
 
 
 class _NeighbourVote(MultiLabelEstimator):
-    """What ML-kNN and BR-kNN share: the training rows and the neighbours' label counts."""
+    """What ML-kNN, BR-kNN and IBLR-ML share: the training rows and the neighbours' label
+    counts."""
 
     def _store(self, X, y, sample_weight):
         self._validate_params()
@@ -246,8 +248,13 @@ class MLkNN(_NeighbourVote):
         """Set k and s by cross-validation; the full leave-one-out lists of the chosen k."""
         n = X.shape[0]
         folds, groups, most = self._folds(X)
+        if most < 1:
+            raise ValueError(
+                f'MLkNN\'s cross-validated choice of k and s ("auto") needs at least 3 '
+                f"training rows; got {n}"
+            )
         if self.n_neighbors == "auto":
-            ks = tuple(k for k in ks if k <= most) or (max(most, 1),)
+            ks = tuple(k for k in ks if k <= most) or (most,)
         if max(ks) > most:
             raise ValueError(
                 f"MLkNN's cross-validated choice on {n} rows offers at most {most} "
@@ -367,7 +374,10 @@ class BRkNN(_NeighbourVote):
             return
         folds, groups, most = self._folds(X)
         if most < 1:
-            raise ValueError(f"BRkNN's cross-validated k needs more than {X.shape[0]} rows")
+            raise ValueError(
+                f'BRkNN\'s cross-validated k ("auto") needs at least 3 training rows; '
+                f"got {X.shape[0]}"
+            )
         ks = tuple(k for k in NEIGHBOURS if k <= most) or (most,)
         lists = nearest_rows_by_group(X, groups, max(ks))
 
@@ -518,7 +528,11 @@ def _label_regressions(shares, Y, C):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
             model = LogisticRegression(C=C, max_iter=MAX_ITER).fit(shares, target)
-        capped += [label] * any(issubclass(w.category, ConvergenceWarning) for w in caught)
+        for caught_warning in caught:  # any other warning passes on as it came
+            if not issubclass(caught_warning.category, ConvergenceWarning):
+                warnings.warn(caught_warning.message, caught_warning.category, stacklevel=3)
+            elif label not in capped:
+                capped.append(label)
         coef[label], intercept[label] = model.coef_[0], model.intercept_[0]
     if capped:
         warnings.warn(
