@@ -157,6 +157,17 @@ def test_auto_on_too_few_rows_for_three_folds_is_a_clear_error(cls):
     cls(n_neighbors="auto").fit(np.vstack([X, X[:1]]), np.vstack([Y, Y[:1]]))
 
 
+@pytest.mark.parametrize("cls", [MLkNN, BRkNN, IBLRML])
+def test_values_whose_squared_distances_overflow_are_a_clear_error(cls):
+    """Infinite distances would tie, and a row could be among its own neighbours."""
+    X, Y = np.array([[0.0], [1.0], [2.0], [3.0], [4.0]]), np.eye(5, 2, dtype=int)
+    with pytest.raises(ValueError, match="squared distances overflow float64"):
+        cls(n_neighbors=2, scale=False).fit(X * 1e200, Y)
+    model = cls(n_neighbors=2, scale=False).fit(X, Y)
+    with pytest.raises(ValueError, match="squared distances overflow float64"):
+        model.predict(np.array([[1e200]]))
+
+
 def _adversarial_distances(kind, n):
     """Rows whose k nearest defeat a sampled cut: crowded into fold 0 of ``np.arange(n) %
     3`` (every other fold's list then reaches past the first prefix), all equal, or

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _compiled
 from ._neighbourhood import nearest_points, squared_distances, squared_norms
 
-__all__ = ["nearest_rows", "nearest_rows_by_group"]
+__all__ = ["checked_norms", "nearest_rows", "nearest_rows_by_group"]
 
 
 def nearest_rows(X, points, k, *, leave_one_out=False, budget=1 << 24):
@@ -53,7 +53,9 @@ def nearest_rows(X, points, k, *, leave_one_out=False, budget=1 << 24):
     k = int(k)
     if not 0 < k <= m - int(leave_one_out):
         raise ValueError(f"k must be between 1 and {m - int(leave_one_out)}; got {k}")
-    norms = squared_norms(points)
+    norms = checked_norms(points)
+    if X is not points:
+        checked_norms(X)
     n = X.shape[0]
     out = np.empty((n, k), dtype=np.intp)
     block = max(1, budget // max(m, 1))
@@ -98,7 +100,7 @@ def nearest_rows_by_group(X, groups, k, *, budget=1 << 24):
     most = n - 1 - int(np.bincount(groups).max())
     if not 0 < k <= most:
         raise ValueError(f"k must be between 1 and {most} with these folds; got {k}")
-    norms = squared_norms(X)
+    norms = checked_norms(X)
     out = np.empty((n_groups + 1, n, k), dtype=np.intp)
     block = max(1, budget // max(n, 1))
     for start in range(0, n, block):
@@ -106,6 +108,21 @@ def nearest_rows_by_group(X, groups, k, *, budget=1 << 24):
         distances = squared_distances(X[start:stop], X, norms)
         out[:, start:stop] = _block_lists(distances, start, groups, k, True)
     return out
+
+
+def checked_norms(X):
+    """The squared norms of the rows of ``X``, unless a squared distance among them could
+    overflow (a distance is at most 4 times the largest squared norm): infinite distances
+    tie, and a row could then be found among its own neighbours."""
+    with np.errstate(over="ignore"):  # the error below says it
+        norms = squared_norms(X)
+        too_far = norms.size and not np.isfinite(4.0 * norms.max())
+    if too_far:
+        raise ValueError(
+            "the rows' squared distances overflow float64 (feature values above about "
+            "1e153): rescale X"
+        )
+    return norms
 
 
 def _block_lists(distances, start, groups, k, leave_one_out):

@@ -60,7 +60,7 @@ from ._base import MultiLabelEstimator
 from ._count_model import count_histograms, count_model, fold_errors, label_counts, log_odds
 from ._knn_members import share_log_odds
 from ._labels import binary_classes
-from ._neighbour_lists import nearest_rows, nearest_rows_by_group
+from ._neighbour_lists import checked_norms, nearest_rows, nearest_rows_by_group
 from ._neighbourhood import choose_by_folds, divide_columns, feature_scale
 
 __all__ = ["BRkNN", "IBLRML", "MLkNN"]
@@ -92,6 +92,7 @@ class _NeighbourVote(MultiLabelEstimator):
         scale = not _counts(X) if self.scale == "auto" else self.scale
         self.scale_ = feature_scale(X) if scale else np.ones(X.shape[1])
         self.train_X_, self.train_Y_ = divide_columns(X, self.scale_), Y
+        checked_norms(self.train_X_)  # a clear error at fit, not at the first predict
         return self.train_X_, Y
 
     def _folds(self, X):
