@@ -26,8 +26,8 @@ neighbours' label shares: l's log-odds are ``w0 + sum_j a_j v_j``, where ``v_j``
 of the k nearest rows holding label j, every label's share entering every label's model, so
 that the label dependencies are learnt (their eq. 5, with the shares Mulan uses for the
 paper's sums of +-1 votes: an affine change of the features, which the intercept absorbs
-but which changes how strongly the L2 penalty weighs; see ``C``). A
-training row's shares are taken among its k nearest *other* rows, as ML-kNN's counts.
+but which changes how strongly the L2 penalty weighs; see ``C``). A training row's shares
+are taken among its k nearest *other* rows, as ML-kNN's counts.
 
 All three search neighbours exactly (:func:`~._neighbour_lists.nearest_rows`: squared
 Euclidean distance, nearest first, ties to the lowest row index), dense or sparse.
