@@ -80,8 +80,10 @@ def test_nominal_targets_hold_declared_value_codes(write, text):
 
 
 def test_nominal_targets_without_multi_target_are_refused_as_before(write):
-    with pytest.raises(ArffError, match="'size' must be numeric or nominal with numeric"):
+    with pytest.raises(ArffError, match="'size' must be numeric or nominal with numeric") as err:
         load_arff(write("toy.arff", DENSE))
+    # the way out, for Python and for the command line
+    assert "multi_target=True, or --multi-target in the CLI" in str(err.value)
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])

@@ -443,7 +443,8 @@ def _check_label_types(header: Header, idx: list[int], path, multi_target=False)
         ):
             raise ArffError(
                 f"label {a.name!r} must be numeric or nominal with numeric values such as "
-                f"{{0,1}} (any nominal values with multi_target=True), got {a.kind} "
+                f"{{0,1}} (any nominal values when loaded as multi-target classes: "
+                f"multi_target=True, or --multi-target in the CLI), got {a.kind} "
                 f"{a.values[:5]}",
                 path=path,
                 line=a.line,
