@@ -410,3 +410,14 @@ def test_iblr_ml_reports_unconverged_regressions_once(monkeypatch):
         IBLRML(n_neighbors=5, C=100.0).fit(X, Y)
     assert len(caught) == 1
     assert "labels [0, 1, 2] stopped at 1 iterations" in str(caught[0].message)
+
+
+def test_iblr_ml_fits_the_labels_at_once_to_the_same_model_and_reports_progress(capfd):
+    from mlnb.datasets import make_multilabel
+
+    X, Y = make_multilabel(150, 5, 4, random_state=1)
+    alone = IBLRML(n_neighbors=5).fit(X, Y)
+    together = IBLRML(n_neighbors=5, n_jobs=2, verbose=1).fit(X, Y)
+    np.testing.assert_array_equal(together.coef_, alone.coef_)
+    np.testing.assert_array_equal(together.intercept_, alone.intercept_)
+    assert capfd.readouterr().err.count("IBLRML: label ") == 4  # a line per label

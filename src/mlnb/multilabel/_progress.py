@@ -48,7 +48,7 @@ class Progress:
             )
 
 
-def run_members(function, arguments, *, n_jobs, verbose, owner, prefer, total=None):
+def run_members(function, arguments, *, n_jobs, verbose, owner, prefer, total=None, what="member"):
     """``function(*args)`` for every tuple of ``arguments``, yielded in member order.
 
     Parameters
@@ -67,6 +67,8 @@ def run_members(function, arguments, *, n_jobs, verbose, owner, prefer, total=No
         joblib's backend hint.
     total : int or None, default=None
         The number of members in the lines (``len(arguments)`` if None).
+    what : str, default="member"
+        What the lines call a member (``"label"``: ``IBLRML: label 3/983 fitted``).
 
     Yields
     ------
@@ -78,7 +80,7 @@ def run_members(function, arguments, *, n_jobs, verbose, owner, prefer, total=No
     [8, 9]
     """
     arguments = list(arguments)
-    progress = Progress(owner, len(arguments) if total is None else total, verbose)
+    progress = Progress(owner, len(arguments) if total is None else total, verbose, what=what)
     results = Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(
         delayed(function)(*args) for args in arguments
     )
