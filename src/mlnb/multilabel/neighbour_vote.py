@@ -93,7 +93,6 @@ class _NeighbourVote(MultiLabelEstimator):
         scale = not _counts(X) if self.scale == "auto" else self.scale
         self.scale_ = feature_scale(X) if scale else np.ones(X.shape[1])
         self.train_X_, self.train_Y_ = divide_columns(X, self.scale_), Y
-        checked_norms(self.train_X_)  # a clear error at fit, not at the first predict
         return self.train_X_, Y
 
     def _folds(self, X):
@@ -359,6 +358,8 @@ class BRkNN(_NeighbourVote):
             k = self.n_neighbors_
             counts = label_counts(Y, nearest_rows(X, X, k, leave_one_out=True))
             self._fit_rule(share_log_odds(counts / k, k), Y)
+        elif self.n_neighbors != "auto":  # no neighbour search at fit, and none of its checks
+            checked_norms(X)  # a clear error now, not at the first predict
         return self
 
     def _choose_k(self, X, Y):
