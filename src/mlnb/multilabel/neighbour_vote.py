@@ -492,7 +492,7 @@ class IBLRML(_NeighbourVote):
         X, Y = self._store(X, y, sample_weight)
         n = X.shape[0]
         k = self.n_neighbors_ = _neighbour_count(self.n_neighbors, n - 1, n)
-        shares = _shares(Y, nearest_rows(X, X, k, leave_one_out=True), k)
+        shares = _shares(label_counts(Y, nearest_rows(X, X, k, leave_one_out=True)), k)
         self.coef_, self.intercept_ = _label_regressions(
             shares, Y, self.C, n_jobs=self.n_jobs, verbose=self.verbose
         )
@@ -507,7 +507,7 @@ class IBLRML(_NeighbourVote):
     def decision_function(self, X):
         """Log-odds of every label, shape (n_samples, n_labels)."""
         counts, _ = self._neighbours(X)
-        return self._log_odds(_shares(None, None, self.n_neighbors_, counts=counts))
+        return self._log_odds(_shares(counts, self.n_neighbors_))
 
     def predict_proba(self, X):
         """Probability of every label, shape (n_samples, n_labels)."""
@@ -519,10 +519,9 @@ class IBLRML(_NeighbourVote):
         return (scores > 0).astype(int) if self.rule_ is None else self.rule_.predict(scores)
 
 
-def _shares(Y, neighbours, k, counts=None):
-    """The share of each row's k neighbours holding each label, CSR (n, L): IBLR-ML's
-    features, sparse where most labels are absent around a row."""
-    counts = label_counts(Y, neighbours) if counts is None else counts
+def _shares(counts, k):
+    """The share of each row's k neighbours holding each label, CSR (n, L), from their
+    label counts: IBLR-ML's features, sparse where most labels are absent around a row."""
     return sp.csr_matrix(counts / k)
 
 
@@ -550,7 +549,7 @@ def _label_regressions(shares, Y, C, *, n_jobs=None, verbose=0):
             ConvergenceWarning,
             stacklevel=3,
         )
-    coef = np.array([weights for weights, *_ in fitted]).reshape(len(fitted), -1)
+    coef = np.array([weights for weights, *_ in fitted])
     return coef, np.array([intercept for _, intercept, _ in fitted])
 
 
