@@ -82,26 +82,23 @@ def worker(library, name, out):
     print(f"{seconds:.4f}")
 
 
-def tuning(name, repeat):
-    """Best-of-``repeat`` thread CPU seconds of one default fit and of the tuned fit."""
+def tuning_worker(name, repeat):
+    """Print the set's shape, the best-of-``repeat`` thread CPU seconds of one default fit
+    and of the tuned fit, and the tuned fit's k and s."""
     import mlnb
 
     X, Y, _ = load(name)
     plain = mlnb.MLkNN()
     tuned = mlnb.MLkNN(n_neighbors="auto", smoothing="auto", random_state=0)
     plain.fit(X, Y), tuned.fit(X, Y)  # warm-up: compilation, caches
-    times = np.zeros((repeat, 2))
-    for i in range(repeat):
+    times = np.zeros((int(repeat), 2))
+    for i in range(int(repeat)):
         for j, model in enumerate((plain, tuned)):
             start = time.thread_time()
             model.fit(X, Y)
             times[i, j] = time.thread_time() - start
-    return times.min(axis=0), (tuned.n_neighbors_, tuned.smoothing_)
-
-
-def tuning_worker(name, repeat):
-    (plain, tuned), chosen = tuning(name, int(repeat))
-    print(f"{plain:.6f} {tuned:.6f} {chosen[0]} {chosen[1]}")
+    best = times.min(axis=0)
+    print(*X.shape, Y.shape[1], *best, tuned.n_neighbors_, tuned.smoothing_)
 
 
 def run(library, name, out, extra_path):
@@ -161,11 +158,10 @@ def print_tuning(names, repeat, cpu):
     for name in names:
         command = [sys.executable, __file__, "--tuning-worker", name, str(repeat)]
         done = subprocess.run(command, env=environment, check=True, capture_output=True, text=True)
-        plain, tuned, k, s = done.stdout.split()
+        rows, features, labels, plain, tuned, k, s = done.stdout.split()
         plain, tuned = float(plain), float(tuned)
-        X, Y, _ = load(name)
         print(
-            f"| {name} | {X.shape[0]} x {X.shape[1]}, {Y.shape[1]} | {plain * 1e3:.2f} | "
+            f"| {name} | {rows} x {features}, {labels} | {plain * 1e3:.2f} | "
             f"{tuned * 1e3:.2f} | {tuned / plain:.2f}x | {k}, {s} |",
             flush=True,
         )
